@@ -1,0 +1,26 @@
+# Two commands for a fresh clone: `make lab` opens the lab, `make test` runs every test.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: lab test env clean
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -e .
+	touch $(STAMP)
+
+env: $(STAMP)
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab notebooks/00_start_here.ipynb
+
+test: $(STAMP)
+	$(PY) -m pytest tests
+	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg notebooks
+
+clean:
+	rm -rf $(VENV) data out

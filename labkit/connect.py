@@ -1,0 +1,85 @@
+"""Tapped MCP client transports for the three ways the lab reaches a server: stdio, HTTP, memory."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping
+from typing import IO, Any
+
+import httpx2
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.server.mcpserver import MCPServer
+
+from .events import Trace
+from .launch import stdio_params
+from .wiretap import TappedTransport
+
+__all__ = ["http_transport", "memory_transport", "stdio_transport"]
+
+_HTTP_HEADERS = ("mcp-protocol-version", "mcp-method", "mcp-name", "mcp-session-id", "content-type")
+
+
+def stdio_transport(
+    server: str,
+    trace: Trace,
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    errlog: IO[str] | None = None,
+) -> TappedTransport:
+    """`servers/<server>.py` as a child process over stdio, every frame recorded (notebook 02).
+
+    The server's stderr goes to `errlog` (a real file: Jupyter's stderr has no file descriptor).
+    """
+    log = errlog if errlog is not None else tempfile.TemporaryFile(mode="w+")
+    return TappedTransport(stdio_client(stdio_params(server, *args, env=env), errlog=log), trace, server=server)
+
+
+def http_transport(url: str, trace: Trace, *, server: str) -> TappedTransport:
+    """A Streamable HTTP endpoint; frames are recorded, and each POST's status and MCP headers too (notebook 02)."""
+    http = httpx2.AsyncClient(
+        timeout=httpx2.Timeout(30.0, read=300.0),
+        event_hooks={"request": [_on_request(trace, server)], "response": [_on_response(trace, server)]},
+    )
+    return TappedTransport(streamable_http_client(url, http_client=http), trace, server=server)
+
+
+def memory_transport(mcp_server: MCPServer, trace: Trace) -> TappedTransport:
+    """An in-process server reached through real JSON-RPC frames over memory streams (notebook 02).
+
+    `Client(mcp_server)` would use the SDK's direct dispatcher, which has no frames to record, so
+    this uses the SDK's own in-memory stream transport, which 2.3.0 ships only in a private module.
+    """
+    from mcp.client._memory import InMemoryTransport
+
+    return TappedTransport(InMemoryTransport(mcp_server), trace, server=mcp_server.name)
+
+
+def _mcp_headers(headers: Any) -> dict[str, str]:
+    return {k: v for k, v in headers.items() if k.lower() in _HTTP_HEADERS}
+
+
+def _on_request(trace: Trace, server: str):
+    async def hook(request: httpx2.Request) -> None:
+        headers = _mcp_headers(request.headers)
+        label = headers.get("mcp-method", request.method)
+        trace.record(
+            "client", "server", "http.request", f"{request.method} {request.url.path} {label}",
+            payload={"method": request.method, "path": request.url.path, "headers": headers},
+            server=server, layer="http",
+        )
+
+    return hook
+
+
+def _on_response(trace: Trace, server: str):
+    async def hook(response: httpx2.Response) -> None:
+        headers = _mcp_headers(response.headers)
+        trace.record(
+            "server", "client", "http.response",
+            f"HTTP {response.status_code} {headers.get('content-type', '')}".strip(),
+            payload={"status": response.status_code, "headers": headers},
+            server=server, layer="http", status=response.status_code,
+        )
+
+    return hook

@@ -1,0 +1,134 @@
+"""The trace: an append-only record of every message and decision in one run."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Literal
+
+__all__ = ["ACTORS", "Actor", "Event", "Trace"]
+
+Actor = Literal["user", "host", "model", "client", "server", "system"]
+ACTORS: tuple[Actor, ...] = ("user", "host", "model", "client", "server", "system")
+_REPLY_SUFFIXES = (".response", ".error", ".result", ".answer", ".closed")
+
+
+@dataclass(frozen=True)
+class Event:
+    """One message or decision, as LAB_SPEC §2 lists its fields (introduced in notebook 00).
+
+    `ref` is the JSON-RPC id or the model call id; `name` the method or tool; `meta` carries what
+    a view may want besides the payload (protocol era, HTTP status, the server a frame belongs to).
+    """
+
+    seq: int
+    t: float
+    round: int
+    src: Actor
+    dst: Actor
+    kind: str
+    summary: str
+    ref: str | int | None = None
+    name: str | None = None
+    payload: Any = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_reply(self) -> bool:
+        """A reply travels back to whoever asked: responses, errors, results and answers."""
+        return self.kind.endswith(_REPLY_SUFFIXES)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Trace:
+    """Append-only list of events, safe to write from asyncio tasks and threads (notebook 00)."""
+
+    def __init__(self, events: list[Event] | None = None) -> None:
+        self._events: list[Event] = list(events or [])
+        self._lock = threading.Lock()
+        self._t0 = time.monotonic()
+        self.round = 0
+
+    def record(
+        self,
+        src: Actor,
+        dst: Actor,
+        kind: str,
+        summary: str,
+        *,
+        ref: str | int | None = None,
+        name: str | None = None,
+        payload: Any = None,
+        round: int | None = None,
+        **meta: Any,
+    ) -> Event:
+        """Append one event stamped with the next sequence number and the current round."""
+        for actor in (src, dst):
+            if actor not in ACTORS:
+                raise ValueError(f"unknown actor {actor!r}; expected one of {ACTORS}")
+        with self._lock:
+            event = Event(
+                seq=len(self._events) + 1,
+                t=_round_time(time.monotonic() - self._t0),
+                round=self.round if round is None else round,
+                src=src,
+                dst=dst,
+                kind=kind,
+                summary=summary,
+                ref=ref,
+                name=name,
+                payload=payload,
+                meta={k: v for k, v in meta.items() if v is not None},
+            )
+            self._events.append(event)
+        return event
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        return tuple(self._events)
+
+    def __iter__(self) -> Iterator[Event]:
+        return iter(self.events)
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def __getitem__(self, index: int) -> Event:
+        return self._events[index]
+
+    def of_kind(self, *kinds: str) -> list[Event]:
+        """Events whose kind is one of `kinds` (a kind ending in '.' matches as a prefix)."""
+        return [e for e in self._events if any(_kind_matches(e.kind, k) for k in kinds)]
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps([e.to_dict() for e in self._events], indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Trace":
+        return cls([Event(**item) for item in json.loads(text)])
+
+    def save(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.to_json(indent=1), encoding="utf-8")
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Trace":
+        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+
+    def __repr__(self) -> str:
+        return f"<Trace {len(self)} events, {self.round} rounds>"
+
+
+def _round_time(seconds: float) -> float:
+    return round(seconds, 6)
+
+
+def _kind_matches(kind: str, pattern: str) -> bool:
+    return kind.startswith(pattern) if pattern.endswith(".") else kind == pattern

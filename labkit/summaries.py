@@ -1,0 +1,89 @@
+"""One-line summaries of JSON-RPC frames, and folding of long values, for tables and diagrams."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = ["fold", "frame_kind", "summarise_frame"]
+
+
+def frame_kind(payload: dict[str, Any]) -> str:
+    """`jsonrpc.request`, `.notification`, `.response` or `.error`, from the frame's own keys."""
+    if "method" in payload:
+        return "jsonrpc.request" if "id" in payload else "jsonrpc.notification"
+    return "jsonrpc.error" if "error" in payload else "jsonrpc.response"
+
+
+def fold(value: Any, limit: int = 60) -> str:
+    """A value as compact text, cut in the middle with a marker saying how much was left out."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if len(text) <= limit:
+        return text
+    keep = max(limit - 12, 8)
+    head, tail = text[: keep * 2 // 3], text[-(keep // 3):]
+    return f"{head}…(+{len(text) - len(head) - len(tail)} chars)…{tail}"
+
+
+def summarise_frame(payload: dict[str, Any], method: str | None = None) -> str:
+    """What a frame says, in a few words: method and target, or the shape of the reply.
+
+    Never raises: a frame of a shape it does not know is shown folded instead.
+    """
+    try:
+        return _summarise(payload, method)
+    except (AttributeError, KeyError, TypeError):
+        return fold(payload, 70)
+
+
+def _summarise(payload: dict[str, Any], method: str | None) -> str:
+    kind = frame_kind(payload)
+    params = payload.get("params") or {}
+    if kind == "jsonrpc.request":
+        return _summarise_request(payload["method"], params)
+    if kind == "jsonrpc.notification":
+        return payload["method"]
+    if kind == "jsonrpc.error":
+        error = payload["error"]
+        return f"error {error.get('code')}: {fold(error.get('message', ''), 70)}"
+    return _summarise_result(method, payload.get("result") or {})
+
+
+def _summarise_request(method: str, params: dict[str, Any]) -> str:
+    if method == "tools/call":
+        text = f"tools/call {params.get('name')} {fold(params.get('arguments', {}), 70)}"
+        if "requestState" in params:
+            answers = fold(params.get("inputResponses", {}), 50)
+            text += f" + inputResponses {answers} + requestState"
+        return text
+    if method == "elicitation/create":
+        return f"elicitation/create: {fold(params.get('message', ''), 60)}"
+    if method in ("prompts/get", "resources/read"):
+        return f"{method} {params.get('name') or params.get('uri')}"
+    if method == "initialize":
+        return f"initialize (protocolVersion {params.get('protocolVersion')})"
+    return method
+
+
+def _summarise_result(method: str | None, result: dict[str, Any]) -> str:
+    prefix = f"{method} → " if method else ""
+    if result.get("resultType") == "input_required":
+        asks = ", ".join(result.get("inputRequests", {}))
+        return f"{prefix}input_required ({asks}) + requestState"
+    if method == "tools/list" or "tools" in result:
+        names = [t.get("name") for t in result.get("tools", [])]
+        ttl = f", ttlMs {result['ttlMs']}" if "ttlMs" in result else ""
+        return f"{prefix}{len(names)} tools{ttl}: {fold(', '.join(names), 60)}"
+    if "action" in result:
+        return f"{prefix}{result['action']} {fold(result.get('content', {}), 50)}"
+    if isinstance(result.get("content"), list):
+        kinds = [c.get("type") for c in result["content"]]
+        flag = "isError " if result.get("isError") else ""
+        structured = " + structuredContent" if "structuredContent" in result else ""
+        text = next((c.get("text") for c in result["content"] if c.get("type") == "text"), "")
+        return f"{prefix}{flag}{'+'.join(kinds) or 'no content'}{structured}: {fold(text, 50)}"
+    if method == "initialize":
+        return f"{prefix}protocolVersion {result.get('protocolVersion')}"
+    if method == "server/discover":
+        return f"{prefix}supportedVersions {result.get('supportedVersions')}"
+    return f"{prefix}{fold(result, 60)}"
