@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Mapping
+from pathlib import Path
 from typing import IO, Any
 
 import httpx2
@@ -26,22 +27,25 @@ def stdio_transport(
     *args: str,
     env: Mapping[str, str] | None = None,
     errlog: IO[str] | None = None,
+    server_events: Path | None = None,
 ) -> TappedTransport:
     """`servers/<server>.py` as a child process over stdio, every frame recorded (notebook 02).
 
     The server's stderr goes to `errlog` (a real file: Jupyter's stderr has no file descriptor).
     """
     log = errlog if errlog is not None else tempfile.TemporaryFile(mode="w+")
-    return TappedTransport(stdio_client(stdio_params(server, *args, env=env), errlog=log), trace, server=server)
+    inner = stdio_client(stdio_params(server, *args, env=env), errlog=log)
+    return TappedTransport(inner, trace, server=server, server_events=server_events)
 
 
-def http_transport(url: str, trace: Trace, *, server: str) -> TappedTransport:
+def http_transport(url: str, trace: Trace, *, server: str, server_events: Path | None = None) -> TappedTransport:
     """A Streamable HTTP endpoint; frames are recorded, and each POST's status and MCP headers too (notebook 02)."""
     http = httpx2.AsyncClient(
         timeout=httpx2.Timeout(30.0, read=300.0),
         event_hooks={"request": [_on_request(trace, server)], "response": [_on_response(trace, server)]},
     )
-    return TappedTransport(streamable_http_client(url, http_client=http), trace, server=server)
+    inner = streamable_http_client(url, http_client=http)
+    return TappedTransport(inner, trace, server=server, server_events=server_events)
 
 
 def memory_transport(mcp_server: MCPServer, trace: Trace) -> TappedTransport:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -25,14 +27,19 @@ class TappedTransport:
     `Client(TappedTransport(stdio_client(...), trace, server="logs"))` behaves exactly like the
     inner transport: every item is passed through untouched, including exceptions (a line that is
     not JSON) and the end of the stream (a server that died), which are recorded as such.
+
+    `server_events` names the file a lab server reports its inside work to (`servers/_report.py`);
+    those events are recorded just before the server's next frame, which they preceded.
     """
 
-    def __init__(self, inner: Transport, trace: Trace, *, server: str) -> None:
+    def __init__(self, inner: Transport, trace: Trace, *, server: str, server_events: Path | None = None) -> None:
         self._inner = inner
         self.trace = trace
         self.server = server
+        self.server_events = server_events
         self.era: str | None = None
         self._pending: dict[tuple[str, Any], tuple[str, str | None]] = {}
+        self._events_read = 0
 
     async def __aenter__(self) -> TransportStreams:
         read, write = await self._inner.__aenter__()
@@ -81,6 +88,29 @@ class TappedTransport:
             method=method,
         )
 
+    def record_server_events(self) -> None:
+        """Record what the server reported since the last frame (complete lines only)."""
+        if self.server_events is None or not self.server_events.exists():
+            return
+        try:
+            self._read_server_events()
+        except (OSError, ValueError, KeyError) as exc:
+            self.record_failure("tap.error", f"could not read the server's events: {type(exc).__name__}: {exc}")
+
+    def _read_server_events(self) -> None:
+        assert self.server_events is not None
+        with self.server_events.open("rb") as handle:
+            handle.seek(self._events_read)
+            chunk = handle.read()
+        complete = chunk[: chunk.rfind(b"\n") + 1]
+        self._events_read += len(complete)
+        for line in complete.decode("utf-8").splitlines():
+            item = json.loads(line)
+            self.trace.record(
+                item["src"], item["dst"], item["kind"], item["summary"],
+                payload=item.get("payload"), server=self.server, era=self.era,
+            )
+
     def record_failure(self, what: str, detail: str) -> None:
         self.trace.record(
             "server", "client", what, detail, payload={"detail": detail}, server=self.server, era=self.era
@@ -115,8 +145,10 @@ class _TapRead:
         try:
             item = await self._inner.receive()
         except Exception as exc:  # end of stream: the server went away
+            self._tap.record_server_events()
             self._tap.record_failure("transport.closed", f"{type(exc).__name__}: the server closed the stream")
             raise
+        self._tap.record_server_events()
         if isinstance(item, Exception):
             self._tap.record_failure("transport.error", f"{type(item).__name__}: {item}")
         else:

@@ -1,0 +1,176 @@
+"""The host: one MCP client per server, the model loop, the gate, and the check before delivery."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from mcp import Client
+from mcp_types import ElicitRequestFormParams, ElicitResult, Tool
+
+from .audit import AuditLog
+from .calls import ToolRouter
+from .connect import http_transport, stdio_transport
+from .events import Trace
+from .gate import GatePolicy
+from .launch import http_server
+
+__all__ = ["ERAS", "Asker", "Elicitor", "Host", "RunResult", "ServerSpec"]
+
+ERAS = {"2026-07-28": "auto", "2025-11-25": "legacy"}
+Elicitor = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any] | None]]
+"""Shows a server's question as a form and returns the user's answers, or None to decline."""
+Asker = Callable[[str], Awaitable[str]]
+"""Shows the model's question to the user and returns the reply."""
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """A lab server the host connects to: `servers/<name>.py` over stdio or HTTP on 127.0.0.1 (notebook 02)."""
+
+    name: str
+    transport: Literal["stdio", "http"] = "stdio"
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """How a run ended: the answer, whether the host delivered it, and why (notebook 03)."""
+
+    answer: str
+    delivered: bool
+    reason: str
+    rounds: int
+
+
+class Host:
+    """Connects to the servers, runs the model loop and decides what happens (notebook 03).
+
+    `async with Host(trace, [ServerSpec("logs"), ServerSpec("charts")]) as host:` starts one real
+    server process and one MCP client per server, and lists their tools. `await host.run(task,
+    conversation)` then loops: ask the model, gate each proposed call, send it, write the result
+    back as data, until the model answers without a call or the round cap stops it.
+    """
+
+    def __init__(
+        self,
+        trace: Trace,
+        servers: Sequence[ServerSpec],
+        *,
+        era: str = "2026-07-28",
+        policy: GatePolicy = GatePolicy(),
+        elicit: Elicitor | None = None,
+        ask_user: Asker | None = None,
+        round_cap: int = 8,
+        call_timeout: float = 20.0,
+        required_tools: Iterable[str] = (),
+    ) -> None:
+        if era not in ERAS:
+            raise ValueError(f"era must be one of {sorted(ERAS)}, not {era!r}")
+        self.trace = trace
+        self.servers = list(servers)
+        self.era = era
+        self.elicit = elicit
+        self.ask_user = ask_user
+        self.round_cap = round_cap
+        self.required_tools = tuple(required_tools)
+        self.audit = AuditLog()
+        self.router = ToolRouter(trace, self.audit, policy, call_timeout)
+        self._stack = AsyncExitStack()
+        self._events_dir = Path(tempfile.mkdtemp(prefix="labkit-events-"))
+
+    @property
+    def tools(self) -> list[Tool]:
+        """Every tool the servers listed, in server order: what the model will be offered."""
+        return self.router.tools
+
+    async def __aenter__(self) -> "Host":
+        try:
+            for spec in self.servers:
+                client = await self._stack.enter_async_context(self._client(spec))
+                self.router.add_server(spec.name, client)
+            await self.router.refresh()
+        except BaseException:
+            await self._stack.aclose()
+            raise
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        await self._stack.aclose()
+
+    async def run(self, task: str, conversation: Any) -> RunResult:
+        """The loop of notebook 03, from the user's question to delivery or the round cap."""
+        self.trace.round = 1
+        self.trace.record("user", "host", "user.ask", task, payload={"text": task})
+        conversation.add_user(task)
+        for round_no in range(1, self.round_cap + 1):
+            self.trace.round = round_no
+            turn = await conversation.ask()
+            if not turn.tool_calls:
+                if self._asks_back(turn.text):
+                    answer = await self._relay_question(turn.text)
+                    conversation.add_user(answer)
+                    continue
+                return self._deliver(turn.text, round_no)
+            results = [await self.router.execute(call) for call in turn.tool_calls]
+            self.trace.record(
+                "host", "host", "host.writeback",
+                f"wrote {len(results)} result(s) back to the model as data",
+                payload=[r.__dict__ for r in results],
+            )
+            conversation.add_tool_results(results)
+        reason = f"stopped after {self.round_cap} rounds: the model kept calling tools"
+        self.trace.record("host", "user", "host.stop", reason)
+        return RunResult("", False, reason, self.round_cap)
+
+    def _asks_back(self, text: str) -> bool:
+        return self.ask_user is not None and text.rstrip().endswith("?") and self._missing_work() != []
+
+    async def _relay_question(self, question: str) -> str:
+        assert self.ask_user is not None
+        self.trace.record("host", "user", "host.relay", f"shows the model's question: {question}")
+        answer = await self.ask_user(question)
+        self.trace.record("user", "host", "user.answer", answer, payload={"text": answer})
+        return answer
+
+    def _missing_work(self) -> list[str]:
+        done = self.router.succeeded
+        return [tool for tool in self.required_tools if tool not in done]
+
+    def _deliver(self, answer: str, rounds: int) -> RunResult:
+        missing = self._missing_work()
+        if missing:
+            reason = f"not delivered: the task needs {', '.join(missing)}, which did not succeed"
+            self.trace.record("host", "host", "host.check", reason, payload={"missing": missing})
+            self.trace.record("host", "user", "host.stop", reason)
+            return RunResult(answer, False, reason, rounds)
+        checked = ", ".join(f"{t} ✓" for t in self.required_tools) or "no required tools"
+        self.trace.record("host", "host", "host.check", f"required work done: {checked}")
+        self.trace.record("host", "user", "host.deliver", answer, payload={"text": answer})
+        return RunResult(answer, True, "delivered", rounds)
+
+    def _client(self, spec: ServerSpec) -> Client:
+        events = self._events_dir / f"{spec.name}.jsonl"
+        env = {**spec.env, "LABKIT_EVENTS_FILE": str(events)}
+        if spec.transport == "http":
+            url = self._stack.enter_context(http_server(spec.name, *spec.args, env=env))
+            transport = http_transport(url, self.trace, server=spec.name, server_events=events)
+        else:
+            transport = stdio_transport(spec.name, self.trace, *spec.args, env=env, server_events=events)
+        return Client(transport, mode=ERAS[self.era], elicitation_callback=self._on_elicit)
+
+    async def _on_elicit(self, context: Any, params: ElicitRequestFormParams) -> ElicitResult:
+        schema = params.requested_schema if hasattr(params, "requested_schema") else {}
+        self.trace.record(
+            "host", "user", "host.form", f"shows a form: {params.message}",
+            payload=params.model_dump(by_alias=True, mode="json", exclude_none=True),
+        )
+        answer = await self.elicit(params.message, schema) if self.elicit is not None else None
+        action = "accept" if answer is not None else "decline"
+        self.trace.record("user", "host", "user.answer", f"{action} {answer or ''}".strip(), payload=answer)
+        return ElicitResult(action=action, content=answer)

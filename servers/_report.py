@@ -1,0 +1,31 @@
+"""What a server tells the lab's trace about its own work: the checks it made and the systems it asked."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Literal
+
+__all__ = ["EVENTS_FILE_ENV", "report"]
+
+EVENTS_FILE_ENV = "LABKIT_EVENTS_FILE"
+
+
+def report(
+    src: Literal["server", "system"],
+    dst: Literal["server", "system"],
+    kind: str,
+    summary: str,
+    payload: Any = None,
+) -> None:
+    """Append one event to `$LABKIT_EVENTS_FILE` (a JSON line), where the host's tap picks it up.
+
+    The protocol carries only what the server returns; this side channel shows what happened
+    inside the server before it answered. Without the variable set, it does nothing.
+    """
+    path = os.environ.get(EVENTS_FILE_ENV)
+    if not path:
+        return
+    line = json.dumps({"src": src, "dst": dst, "kind": kind, "summary": summary, "payload": payload})
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(line + "\n")

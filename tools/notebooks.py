@@ -1,0 +1,54 @@
+"""Execute the lab's notebooks in place, deterministically, and strip what varies from run to run.
+
+    python tools/notebooks.py notebooks/00_start_here.ipynb [more.ipynb ...]
+
+Cells run in the notebook's folder with the scripted user answering forms (as under CI). Stored:
+outputs and execution counts. Dropped: execution timing metadata and widget state, so that a
+re-run of an unchanged notebook changes no bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+_KEEP_CELL_METADATA = ("tags",)
+
+
+def execute(path: Path) -> float:
+    notebook = nbformat.read(path, as_version=4)
+    os.environ["LABKIT_SCRIPTED_USER"] = "1"
+    started = time.monotonic()
+    NotebookClient(
+        notebook, timeout=600, kernel_name="python3", record_timing=False,
+        resources={"metadata": {"path": str(path.parent)}},
+    ).execute()
+    strip(notebook)
+    nbformat.write(notebook, path)
+    return time.monotonic() - started
+
+
+def strip(notebook: nbformat.NotebookNode) -> None:
+    notebook.metadata.pop("widgets", None)
+    notebook.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    notebook.metadata["language_info"] = {"name": "python"}
+    for cell in notebook.cells:
+        cell.metadata = {k: v for k, v in cell.metadata.items() if k in _KEEP_CELL_METADATA}
+        cell.pop("id", None)
+    notebook.nbformat_minor = 4
+
+
+def main(paths: list[str]) -> int:
+    for name in paths:
+        seconds = execute(Path(name))
+        print(f"{name}: executed in {seconds:.1f} s, {Path(name).stat().st_size / 1024:.0f} kB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
