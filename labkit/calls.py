@@ -1,4 +1,4 @@
-"""Carrying the model's tool calls: route to a server, gate, send with a timeout, write the result as data."""
+"""Carrying the model's tool calls: gate, guards, send with a timeout, and the result written back as data."""
 
 from __future__ import annotations
 
@@ -9,16 +9,16 @@ import time
 from typing import Any
 
 import anyio
-from mcp import Client
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, Tool
+from mcp_types import CONNECTION_CLOSED, CallToolResult
 
 from .audit import AuditEntry, AuditLog, argument_hash
 from .events import Trace
 from .gate import GatePolicy, check_call
 from .model.conversation import ToolCall, ToolResult
+from .pool import HOST_SERVER, Route, ServerPool
 
-__all__ = ["ToolRouter", "result_as_data"]
+__all__ = ["ToolRouter", "result_as_data", "truncate"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]|\x1b\[[0-9;]*[A-Za-z]")
 
@@ -38,92 +38,111 @@ def result_as_data(result: CallToolResult) -> str:
     return "\n".join(parts)
 
 
+def truncate(text: str, limit: int) -> str:
+    """Cut a result to `limit` characters with a marker the model (and the learner) can see (notebook 05)."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n[truncated by the host: {limit} of {len(text)} characters shown]"
+
+
 class ToolRouter:
-    """Knows which server offers which tool, and carries each call through the gate (notebook 03).
+    """Carries each proposed call through the gate, the guards and the server, and audits it (notebook 03)."""
 
-    A name no server listed is sent to the first server, which answers with the spec's protocol
-    error; the host then tells the model, in its own words, that the tool does not exist.
-    """
-
-    def __init__(self, trace: Trace, audit: AuditLog, policy: GatePolicy, call_timeout: float) -> None:
+    def __init__(
+        self, trace: Trace, audit: AuditLog, policy: GatePolicy, pool: ServerPool, *,
+        call_timeout: float, max_result_chars: int,
+    ) -> None:
         self.trace = trace
         self.audit = audit
         self.policy = policy
+        self.pool = pool
         self.call_timeout = call_timeout
+        self.max_result_chars = max_result_chars
         self.succeeded: set[str] = set()
-        self._clients: dict[str, Client] = {}
-        self._routes: dict[str, tuple[str, Tool]] = {}
-
-    def add_server(self, name: str, client: Client) -> None:
-        self._clients[name] = client
-
-    async def refresh(self) -> None:
-        """List every server's tools; the SDK serves a list again from its cache while `ttlMs` lasts."""
-        routes: dict[str, tuple[str, Tool]] = {}
-        for name, client in self._clients.items():
-            for tool in (await client.list_tools()).tools:
-                routes.setdefault(tool.name, (name, tool))
-        self._routes = routes
-
-    @property
-    def tools(self) -> list[Tool]:
-        return [tool for _, tool in self._routes.values()]
-
-    def route(self, tool_name: str) -> tuple[str, Tool | None]:
-        if tool_name in self._routes:
-            return self._routes[tool_name]
-        return next(iter(self._clients)), None
 
     async def execute(self, call: ToolCall) -> ToolResult:
-        server, tool = self.route(call.name)
+        route = self.pool.route(call.name)
         if call.error is not None:
-            return self._refuse(call, server, "malformed", f"the arguments were not valid JSON: {call.error}")
+            return self._refuse(call, route, "malformed", f"the arguments were not valid JSON: {call.error}", None)
         arguments = call.arguments or {}
-        decision = await check_call(server, tool, call.name, arguments, self.policy)
+        decision = await check_call(route.server, route.tool, call.name, arguments, self.policy)
+        reasons = list(decision.reasons)
+        blocked = await self._guard_block(route, call.name, arguments) if decision.allowed else None
+        if blocked:
+            reasons.append(blocked)
+        summary = decision.summary if not blocked else f"blocked: {blocked}"
         self.trace.record(
-            "host", "host", "host.gate", f"gate {call.name}: {decision.summary}", ref=call.id, name=call.name,
-            payload={"server": server, "arguments": arguments, "reasons": list(decision.reasons)},
+            "host", "host", "host.gate", f"gate {call.name}: {summary}", ref=call.id, name=call.name,
+            payload={"server": route.server, "arguments": arguments, "reasons": reasons},
         )
-        if not decision.allowed:
-            return self._refuse(call, server, "blocked", "; ".join(decision.reasons), arguments)
-        return await self._send(call, server, arguments, decision.approval)
+        if not decision.allowed or blocked:
+            refusal = "denied" if decision.approval == "refused" else "blocked"
+            return self._refuse(call, route, refusal, "; ".join(reasons), arguments)
+        verdict = "allowed" if decision.approval == "not needed" else f"allowed ({decision.approval})"
+        return await self._send(call, route, arguments, verdict)
 
-    async def _send(self, call: ToolCall, server: str, arguments: dict[str, Any], approval: str) -> ToolResult:
+    async def _guard_block(self, route: Route, name: str, arguments: dict[str, Any]) -> str | None:
+        for guard in self.pool.guards:
+            reason = await guard.on_call(route.server, route.tool, name, arguments)
+            if reason:
+                return reason
+        return None
+
+    async def _send(self, call: ToolCall, route: Route, arguments: dict[str, Any], verdict: str) -> ToolResult:
         started = time.monotonic()
-        decision = "allowed" if approval == "not needed" else f"allowed ({approval})"
         try:
-            with anyio.fail_after(self.call_timeout + 1):
-                result = await self._clients[server].call_tool(
-                    call.name, arguments, read_timeout_seconds=self.call_timeout
-                )
+            text, is_error = await self._invoke(route, arguments)
         except MCPError as error:
             outcome = f"protocol error {error.error.code}"
-            text = f"The host could not run {call.name}: {error.error.message} (JSON-RPC error {error.error.code})."
+            text = await self._explain(call.name, route, error)
             self.trace.record("host", "host", "host.error", f"{outcome} handled by the host: {error.error.message}",
                               ref=call.id, name=call.name, payload=error.error.model_dump(mode="json"))
-            return self._audited(call, server, arguments, decision, outcome, started, ToolResult(call.id, text, True))
+            return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, text, True))
         except TimeoutError:
             text = f"The host stopped waiting for {call.name} after {self.call_timeout:g} s."
             self.trace.record("host", "host", "host.error", text, ref=call.id, name=call.name)
-            return self._audited(call, server, arguments, decision, "timeout", started, ToolResult(call.id, text, True))
-        if not result.is_error:
+            return self._audited(call, route, arguments, verdict, "timeout", started, ToolResult(call.id, text, True))
+        if not is_error:
             self.succeeded.add(call.name)
-        outcome = "isError" if result.is_error else "ok"
-        return self._audited(
-            call, server, arguments, decision, outcome, started, ToolResult(call.id, result_as_data(result), result.is_error)
-        )
+        for guard in self.pool.guards:
+            text = guard.on_result(route.server, call.name, text, is_error)
+        shown = truncate(text, self.max_result_chars)
+        if shown != text:
+            self.trace.record("host", "host", "host.truncate", shown[shown.rfind("[truncated"):], ref=call.id, name=call.name)
+        outcome = "isError" if is_error else "ok"
+        return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, shown, is_error))
+
+    async def _invoke(self, route: Route, arguments: dict[str, Any]) -> tuple[str, bool]:
+        if route.server == HOST_SERVER:
+            local = await self.pool.local[route.tool_name].handler(arguments)
+            return local.text, local.is_error
+        client = self.pool.client(route.server)
+        with anyio.fail_after(self.call_timeout + 1):
+            result = await client.call_tool(route.tool_name, arguments, read_timeout_seconds=self.call_timeout)
+        return result_as_data(result), result.is_error
+
+    async def _explain(self, name: str, route: Route, error: MCPError) -> str:
+        # The model cannot repair a protocol error, so it gets the host's account, not the JSON-RPC error.
+        if error.error.code == CONNECTION_CLOSED:
+            await self.pool.restart(route.server)
+            return f"The {route.server} server stopped during {name}; the host restarted it. The call did not complete."
+        if error.error.message.startswith("Unknown tool"):
+            return f"The host could not run {name}: no server offers a tool by that name. " \
+                   f"Tools you can use: {', '.join(self.pool.names)}."
+        return f"The host could not run {name}: the server refused the request, and the host has dealt with it."
 
     def _refuse(
-        self, call: ToolCall, server: str, decision: str, why: str, arguments: dict[str, Any] | None = None
+        self, call: ToolCall, route: Route, decision: str, why: str, arguments: dict[str, Any] | None
     ) -> ToolResult:
-        text = f"The host did not run {call.name}: {why}."
-        self.audit.add(AuditEntry(self.trace.round, server, call.name, argument_hash(arguments), decision, "not sent"))
-        return ToolResult(call.id, text, True)
+        self.audit.add(AuditEntry(self.trace.round, route.server, call.name, argument_hash(arguments), decision,
+                                  "not sent"))
+        return ToolResult(call.id, f"The host did not run {call.name}: {why}.", True)
 
     def _audited(
-        self, call: ToolCall, server: str, arguments: dict[str, Any], decision: str, outcome: str,
+        self, call: ToolCall, route: Route, arguments: dict[str, Any], decision: str, outcome: str,
         started: float, result: ToolResult,
     ) -> ToolResult:
         latency = round((time.monotonic() - started) * 1000, 1)
-        self.audit.add(AuditEntry(self.trace.round, server, call.name, argument_hash(arguments), decision, outcome, latency))
+        self.audit.add(AuditEntry(self.trace.round, route.server, call.name, argument_hash(arguments), decision,
+                                  outcome, latency))
         return result

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,7 +18,9 @@ from .calls import ToolRouter
 from .connect import http_transport, stdio_transport
 from .events import Trace
 from .gate import GatePolicy
+from .guards import Guard, LocalTool
 from .launch import http_server
+from .pool import ServerPool
 
 __all__ = ["ERAS", "Asker", "Elicitor", "Host", "RunResult", "ServerSpec"]
 
@@ -68,7 +71,11 @@ class Host:
         ask_user: Asker | None = None,
         round_cap: int = 8,
         call_timeout: float = 20.0,
+        max_result_chars: int = 20_000,
         required_tools: Iterable[str] = (),
+        guards: Sequence[Guard] = (),
+        local_tools: Sequence[LocalTool] = (),
+        namespaced: bool = False,
     ) -> None:
         if era not in ERAS:
             raise ValueError(f"era must be one of {sorted(ERAS)}, not {era!r}")
@@ -80,28 +87,30 @@ class Host:
         self.round_cap = round_cap
         self.required_tools = tuple(required_tools)
         self.audit = AuditLog()
-        self.router = ToolRouter(trace, self.audit, policy, call_timeout)
-        self._stack = AsyncExitStack()
+        self.pool = ServerPool(trace, guards, namespaced=namespaced)
+        self.pool.local.update({local.tool.name: local for local in local_tools})
+        self.router = ToolRouter(
+            trace, self.audit, policy, self.pool, call_timeout=call_timeout, max_result_chars=max_result_chars
+        )
         self._events_dir = Path(tempfile.mkdtemp(prefix="labkit-events-"))
 
     @property
     def tools(self) -> list[Tool]:
-        """Every tool the servers listed, in server order: what the model will be offered."""
-        return self.router.tools
+        """Every tool the servers listed (after the guards), under the names the model must use."""
+        return self.pool.tools
 
     async def __aenter__(self) -> "Host":
         try:
             for spec in self.servers:
-                client = await self._stack.enter_async_context(self._client(spec))
-                self.router.add_server(spec.name, client)
-            await self.router.refresh()
+                await self.pool.open(spec.name, partial(self._connect, spec))
+            await self.pool.refresh()
         except BaseException:
-            await self._stack.aclose()
+            await self.pool.aclose()
             raise
         return self
 
     async def __aexit__(self, *exc_info: Any) -> None:
-        await self._stack.aclose()
+        await self.pool.aclose()
 
     async def run(self, task: str, conversation: Any) -> RunResult:
         """The loop of notebook 03, from the user's question to delivery or the round cap."""
@@ -129,7 +138,8 @@ class Host:
         return RunResult("", False, reason, self.round_cap)
 
     def _asks_back(self, text: str) -> bool:
-        return self.ask_user is not None and text.rstrip().endswith("?") and self._missing_work() != []
+        # An answer before the task's work is done that contains a question is the model asking back.
+        return self.ask_user is not None and "?" in text and self._missing_work() != []
 
     async def _relay_question(self, question: str) -> str:
         assert self.ask_user is not None
@@ -154,15 +164,19 @@ class Host:
         self.trace.record("host", "user", "host.deliver", answer, payload={"text": answer})
         return RunResult(answer, True, "delivered", rounds)
 
-    def _client(self, spec: ServerSpec) -> Client:
+    @asynccontextmanager
+    async def _connect(self, spec: ServerSpec) -> AsyncIterator[Client]:
+        """Start the server (a child process) and open one client to it; both end with the block."""
         events = self._events_dir / f"{spec.name}.jsonl"
         env = {**spec.env, "LABKIT_EVENTS_FILE": str(events)}
-        if spec.transport == "http":
-            url = self._stack.enter_context(http_server(spec.name, *spec.args, env=env))
-            transport = http_transport(url, self.trace, server=spec.name, server_events=events)
-        else:
-            transport = stdio_transport(spec.name, self.trace, *spec.args, env=env, server_events=events)
-        return Client(transport, mode=ERAS[self.era], elicitation_callback=self._on_elicit)
+        with ExitStack() as processes:
+            if spec.transport == "http":
+                url = processes.enter_context(http_server(spec.name, *spec.args, env=env))
+                transport = http_transport(url, self.trace, server=spec.name, server_events=events)
+            else:
+                transport = stdio_transport(spec.name, self.trace, *spec.args, env=env, server_events=events)
+            async with Client(transport, mode=ERAS[self.era], elicitation_callback=self._on_elicit) as client:
+                yield client
 
     async def _on_elicit(self, context: Any, params: ElicitRequestFormParams) -> ElicitResult:
         schema = params.requested_schema if hasattr(params, "requested_schema") else {}

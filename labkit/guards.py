@@ -1,0 +1,44 @@
+"""Extension points of the host's pipeline: guards that see every list, call and result, and host-side tools."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mcp_types import Tool
+
+__all__ = ["Guard", "LocalTool", "LocalToolResult"]
+
+
+class Guard:
+    """A step in the host's pipeline; override what you need, the rest passes through (notebook 07).
+
+    `on_list` may drop or mark tools before the model is offered them; `on_call` may return a
+    reason to block a call the gate allowed; `on_result` may rewrite what the model will read.
+    """
+
+    async def on_list(self, server: str, tools: list[Tool]) -> list[Tool]:
+        return tools
+
+    async def on_call(self, server: str, tool: Tool | None, name: str, arguments: dict[str, Any]) -> str | None:
+        return None
+
+    def on_result(self, server: str, name: str, text: str, is_error: bool) -> str:
+        return text
+
+
+@dataclass(frozen=True)
+class LocalToolResult:
+    """What a host-side tool returns to the model."""
+
+    text: str
+    is_error: bool = False
+
+
+@dataclass(frozen=True)
+class LocalTool:
+    """A tool the host itself answers, without a server (notebook 06: loading a skill is one)."""
+
+    tool: Tool
+    handler: Callable[[dict[str, Any]], Awaitable[LocalToolResult]]

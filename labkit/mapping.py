@@ -1,0 +1,229 @@
+"""MCP tool definitions → the tools each model API takes, and the model's tool calls → MCP `tools/call`."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "Api",
+    "ConvertedTool",
+    "McpCall",
+    "NameMap",
+    "convert_tool",
+    "convert_tools",
+    "drop_nulls",
+    "provider_name",
+    "strict_schema",
+    "to_mcp_call",
+    "wire_tool",
+]
+
+Api = Literal["anthropic", "chat", "responses"]
+_NAME_LIMIT = 64
+_NOT_ALLOWED = re.compile(r"[^a-zA-Z0-9_-]")
+_CONSTRAINTS = ("format", "pattern", "minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems")
+_NEVER_SENT = {
+    "annotations": "hints for the host (e.g. ask before a destructiveHint tool), never sent to the model",
+    "icons": "display only",
+    "_meta": "protocol metadata",
+    "execution": "host-side execution settings",
+}
+
+
+def wire_tool(tool: Any) -> dict[str, Any]:
+    """An `mcp_types.Tool` or its wire dict, as the camelCase dict `tools/list` carries (notebook 02)."""
+    return tool.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(tool, "model_dump") else dict(tool)
+
+
+def _hashed(name: str, keep: int) -> str:
+    return name[:keep] + "_" + hashlib.sha256(name.encode()).hexdigest()[:8]
+
+
+def provider_name(mcp_name: str) -> str:
+    """A name providers accept (`^[a-zA-Z0-9_-]{1,64}$`): dots and other characters → `_` (notebook 02)."""
+    name = _NOT_ALLOWED.sub("_", mcp_name) or "tool"
+    return name if len(name) <= _NAME_LIMIT else _hashed(name, _NAME_LIMIT - 9)
+
+
+class NameMap:
+    """MCP names ↔ provider names, unique even when two MCP names sanitise alike (notebook 02)."""
+
+    def __init__(self, mcp_names: list[str]) -> None:
+        self._to_provider: dict[str, str] = {}
+        for mcp_name in mcp_names:
+            name = provider_name(mcp_name)
+            if name in self._to_provider.values():
+                name = _hashed(name, _NAME_LIMIT - 9)
+            self._to_provider[mcp_name] = name
+        self._to_mcp = {p: m for m, p in self._to_provider.items()}
+
+    def provider(self, mcp_name: str) -> str:
+        return self._to_provider.get(mcp_name) or provider_name(mcp_name)
+
+    def mcp(self, name: str) -> str:
+        """The MCP name behind a provider name; an unknown name comes back unchanged for the server to refuse."""
+        return self._to_mcp.get(name, name)
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    kind = schema.get("type")
+    if kind is None:
+        return {"anyOf": [schema, {"type": "null"}]}
+    kinds = kind if isinstance(kind, list) else [kind]
+    nullable = {**schema, "type": kinds if "null" in kinds else [*kinds, "null"]}
+    if "enum" in schema and None not in schema["enum"]:
+        nullable["enum"] = [*schema["enum"], None]
+    return nullable
+
+
+def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """OpenAI strict mode done right: every property required, optional ones nullable, no extra keys (notebook 02)."""
+    result = copy.deepcopy(schema)
+    if result.get("type") == "object" or "properties" in result:
+        properties = result.get("properties") or {}
+        required = set(result.get("required") or [])
+        result["properties"] = {
+            k: strict_schema(v) if k in required else _nullable(strict_schema(v)) for k, v in properties.items()
+        }
+        result["required"] = list(properties)
+        result["additionalProperties"] = False
+    if isinstance(result.get("items"), dict):
+        result["items"] = strict_schema(result["items"])
+    for key in ("anyOf", "oneOf", "allOf"):
+        if key in result:
+            result[key] = [strict_schema(s) for s in result[key]]
+    for key in ("$defs", "definitions"):
+        if key in result:
+            result[key] = {k: strict_schema(s) for k, s in result[key].items()}
+    return result
+
+
+def drop_nulls(value: Any) -> Any:
+    """Remove `null` arguments (strict mode's "not given") so the MCP server's defaults apply (notebook 02)."""
+    if isinstance(value, dict):
+        return {k: drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [drop_nulls(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class ConvertedTool:
+    """One MCP tool as one API's `tools` entry, with the report of what survived (notebook 02)."""
+
+    api: Api
+    mcp_name: str
+    definition: dict[str, Any]
+    report: list[dict[str, str]] = field(default_factory=list)
+
+
+class _Report(list[dict[str, str]]):
+    """Rows of one conversion: what happened to each item of the MCP definition."""
+
+    def __init__(self, api: Api, tool: str) -> None:
+        super().__init__()
+        self.api, self.tool = api, tool
+
+    def add(self, item: str, outcome: str, detail: str) -> None:
+        self.append({"api": self.api, "tool": self.tool, "item": item, "outcome": outcome, "detail": detail})
+
+    def schema(self, schema: dict[str, Any], strict: bool, path: str = "inputSchema") -> None:
+        required = set(schema.get("required") or [])
+        properties = schema.get("properties") or {}
+        optional = [k for k in properties if k not in required]
+        if properties and strict:
+            detail = f"all {len(properties)} properties required; optional {optional} made nullable"
+            self.add(f"{path}.required", "changed" if optional else "kept", detail)
+            self.add(f"{path}.additionalProperties", "changed", "set to false (strict mode)")
+        elif properties:
+            self.add(f"{path}.required", "kept", f"required {sorted(required)}, optional {optional}")
+        for name, prop in properties.items():
+            where = f"{path}.properties.{name}"
+            nulled = strict and name not in required
+            if "default" in prop:
+                how = "the model sends null and drop_nulls lets the server apply it" if strict else "a hint"
+                self.add(f"{where}.default", "kept", f"{prop['default']!r} kept as {how}")
+            if "enum" in prop:
+                self.add(f"{where}.enum", "changed" if nulled else "kept", f"{prop['enum']}" + " + null" * nulled)
+            for key in (k for k in _CONSTRAINTS if k in prop):
+                self.add(f"{where}.{key}", "kept", f"{prop[key]!r} sent as-is; the provider may not enforce it")
+            if prop.get("type") == "object" or "properties" in prop:
+                self.schema(prop, strict, where)
+
+
+def _report(wire: dict[str, Any], api: Api, name: str, strict: bool) -> _Report:
+    report = _Report(api, wire["name"])
+    renamed = name != wire["name"]
+    report.add("name", "changed" if renamed else "kept", f"→ {name!r}: only [a-zA-Z0-9_-], ≤ 64" if renamed else name)
+    title = wire.get("title") or (wire.get("annotations") or {}).get("title")
+    if title:
+        report.add("title", "dropped", f"{title!r}: no such field; the model sees name and description only")
+    described = bool(wire.get("description"))
+    report.add("description", "kept" if described else "missing", "sent" if described else "none: only the name")
+    report.schema(wire.get("inputSchema") or {}, strict)
+    if "outputSchema" in wire:
+        kept = api == "responses"
+        detail = "sent as output_schema" if kept else "no such field; describe the result in the description"
+        report.add("outputSchema", "kept" if kept else "dropped", detail)
+    for key in (k for k in _NEVER_SENT if k in wire):
+        report.add(key, "dropped", _NEVER_SENT[key])
+    if api != "anthropic":
+        report.add("strict", "added", f"strict={strict} sent explicitly (Responses assumes strict if omitted)")
+    return report
+
+
+def convert_tool(tool: Any, api: Api, *, strict: bool = False, name: str | None = None) -> ConvertedTool:
+    """An MCP tool as an Anthropic, OpenAI Chat or OpenAI Responses tool, plus a losslessness report (notebook 02)."""
+    wire = wire_tool(tool)
+    name = name or provider_name(wire["name"])
+    strict = strict and api != "anthropic"
+    schema = wire.get("inputSchema") or {"type": "object", "properties": {}}
+    parameters = strict_schema(schema) if strict else schema
+    described = {"description": wire["description"]} if wire.get("description") else {}
+    report = list(_report(wire, api, name, strict))
+    if api == "anthropic":
+        return ConvertedTool(api, wire["name"], {"name": name, **described, "input_schema": parameters}, report)
+    function = {"name": name, **described, "parameters": parameters, "strict": strict}
+    if api == "chat":
+        return ConvertedTool(api, wire["name"], {"type": "function", "function": function}, report)
+    output = {"output_schema": wire["outputSchema"]} if "outputSchema" in wire else {}
+    return ConvertedTool(api, wire["name"], {"type": "function", **function, **output}, report)
+
+
+def convert_tools(tools: list[Any], api: Api, *, strict: bool = False) -> tuple[list[ConvertedTool], NameMap]:
+    """Every tool from `tools/list` for one API, with the name map to read calls back (notebook 02)."""
+    wires = [wire_tool(t) for t in tools]
+    names = NameMap([w["name"] for w in wires])
+    return [convert_tool(w, api, strict=strict, name=names.provider(w["name"])) for w in wires], names
+
+
+@dataclass(frozen=True)
+class McpCall:
+    """A model's tool call as MCP `tools/call` params, or why it cannot be sent (notebook 02)."""
+
+    name: str
+    arguments: dict[str, Any] | None
+    error: str | None = None
+
+    def params(self) -> dict[str, Any]:
+        return {"name": self.name, "arguments": self.arguments or {}}
+
+
+def to_mcp_call(name: str, arguments: Any, names: NameMap | None = None, *, nulls_mean_absent: bool = False) -> McpCall:
+    """`tool_use.input` (object) or `function.arguments` (JSON string) → MCP params; bad JSON → error (notebook 02)."""
+    mcp_name = names.mcp(name) if names else name
+    if arguments is None or arguments == "":
+        return McpCall(mcp_name, {})
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError as error:
+            return McpCall(mcp_name, None, f"arguments for {name!r} are not valid JSON ({error}): {arguments[:80]!r}")
+    if not isinstance(arguments, dict):
+        return McpCall(mcp_name, None, f"arguments for {name!r} must be a JSON object, got {type(arguments).__name__}")
+    return McpCall(mcp_name, drop_nulls(arguments) if nulls_mean_absent else arguments)

@@ -1,0 +1,49 @@
+"""The simulated teaching model: a deterministic, rule-based stand-in for a real LLM, labelled simulated everywhere.
+
+It speaks three real wire formats (Anthropic Messages, OpenAI Chat Completions, OpenAI Responses)
+so the real `anthropic` and `openai` SDK clients can talk to it offline. It decides in this order:
+
+1. a **playbook** (`playbooks.py`) chosen by the `x-teaching-scenario` header or by the first
+   user message — this is what makes every lesson cell say exactly what its author intends;
+2. if the last turn holds tool results, it **summarises** them (errors included) and stops, so
+   a loop driven by the fallback always ends;
+3. with no tools, or `tool_choice: none`, it answers in text and says why;
+4. otherwise a **rule-based fallback** scores the offered tools against the user's words and
+   fills arguments from them by the schema, or asks back for a missing required parameter.
+
+Limits, stated plainly: the matching is keyword-based and English-only, with crude stemming and
+no language understanding; arguments come from patterns (enum words, numbers, ISO dates, quoted
+strings, `name=value`, "<x>-<param>" words, capitalised place names); summaries are templates;
+token counts are word counts; there is no streaming. Nothing here is an LLM, and every text it
+writes starts with "[simulated] ".
+"""
+
+from .clients import ENV_VAR, ModelSelection, Provider, make_client, select_model
+from .conversation import Conversation, ToolCall, ToolResult, Turn
+from .dialogue import Dialogue
+from .handler import TeachingModel
+from .playbooks import SCENARIOS, Scenario
+from .policy import decide
+from .server import TeachingServer
+from .stamps import MODEL_NAME
+from .transport import teaching_transport
+
+__all__ = [
+    "ENV_VAR",
+    "MODEL_NAME",
+    "SCENARIOS",
+    "Conversation",
+    "Dialogue",
+    "ModelSelection",
+    "Provider",
+    "Scenario",
+    "TeachingModel",
+    "TeachingServer",
+    "ToolCall",
+    "ToolResult",
+    "Turn",
+    "decide",
+    "make_client",
+    "select_model",
+    "teaching_transport",
+]
