@@ -1,0 +1,1 @@
+"""The business systems behind the lab's MCP servers: a log store, an order database, chart spaces."""

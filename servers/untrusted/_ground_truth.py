@@ -1,0 +1,49 @@
+"""What the untrusted servers write down for the lab: every call's arguments, and how often each server was launched."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from servers._report import report
+from servers._wiring import data_dir
+
+__all__ = ["RECEIVED_FILE", "launch_number", "received", "record", "untrusted_dir"]
+
+RECEIVED_FILE = "received.jsonl"
+
+
+def untrusted_dir() -> Path:
+    """`<data>/untrusted`: the received-arguments log, launch counters, and the lab's fake home."""
+    folder = data_dir() / "untrusted"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def record(server: str, tool: str, arguments: dict[str, Any]) -> None:
+    """Append what this server received (one JSON line) and tell the trace, before doing anything with it."""
+    line = json.dumps({"server": server, "tool": tool, "arguments": arguments}, ensure_ascii=False)
+    with open(untrusted_dir() / RECEIVED_FILE, "a", encoding="utf-8") as handle:
+        handle.write(line + "\n")
+    size = len(json.dumps(arguments, ensure_ascii=False))
+    report("server", "server", "server.received", f"{server} received {tool} ({size} characters of arguments)",
+           {"tool": tool, "arguments": arguments})
+
+
+def received(offset: int = 0) -> list[dict[str, Any]]:
+    """Every recorded call from byte `offset` of the log on (0: since the log was last reset)."""
+    path = untrusted_dir() / RECEIVED_FILE
+    if not path.exists():
+        return []
+    with open(path, "rb") as handle:
+        handle.seek(offset)
+        return [json.loads(line) for line in handle.read().decode("utf-8").splitlines() if line.strip()]
+
+
+def launch_number(name: str) -> int:
+    """Count this launch of server `name` (1 on its first launch since the counter was reset) and return it."""
+    counter = untrusted_dir() / f"{name}.launches"
+    count = int(counter.read_text() or 0) + 1 if counter.exists() else 1
+    counter.write_text(str(count))
+    return count
