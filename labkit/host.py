@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mcp import Client
-from mcp_types import ElicitRequestFormParams, ElicitResult, Tool
+from mcp_types import ElicitRequestFormParams, ElicitResult, Implementation, Tool
 
 from .audit import AuditLog
 from .calls import ToolRouter
@@ -22,9 +22,11 @@ from .guards import Guard, LocalTool
 from .launch import http_server
 from .pool import ServerPool
 
-__all__ = ["ERAS", "Asker", "Elicitor", "Host", "RunResult", "ServerSpec"]
+__all__ = ["ERAS", "HOST_INFO", "Asker", "Elicitor", "Host", "RunResult", "ServerSpec"]
 
 ERAS = {"2026-07-28": "auto", "2025-11-25": "legacy"}
+HOST_INFO = Implementation(name="labkit-host", version="0.1.0")
+"""How the host names itself to servers (`clientInfo`); servers use it as the caller's name."""
 Elicitor = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any] | None]]
 """Shows a server's question as a form and returns the user's answers, or None to decline."""
 Asker = Callable[[str], Awaitable[str]]
@@ -72,6 +74,7 @@ class Host:
         round_cap: int = 8,
         call_timeout: float = 20.0,
         max_result_chars: int = 20_000,
+        input_required_max_rounds: int = 10,
         required_tools: Iterable[str] = (),
         guards: Sequence[Guard] = (),
         local_tools: Sequence[LocalTool] = (),
@@ -85,6 +88,7 @@ class Host:
         self.elicit = elicit
         self.ask_user = ask_user
         self.round_cap = round_cap
+        self.input_required_max_rounds = input_required_max_rounds  # form rounds per call (notebook 04)
         self.required_tools = tuple(required_tools)
         self.audit = AuditLog()
         self.pool = ServerPool(trace, guards, namespaced=namespaced)
@@ -175,7 +179,10 @@ class Host:
                 transport = http_transport(url, self.trace, server=spec.name, server_events=events)
             else:
                 transport = stdio_transport(spec.name, self.trace, *spec.args, env=env, server_events=events)
-            async with Client(transport, mode=ERAS[self.era], elicitation_callback=self._on_elicit) as client:
+            async with Client(
+                transport, mode=ERAS[self.era], elicitation_callback=self._on_elicit, client_info=HOST_INFO,
+                input_required_max_rounds=self.input_required_max_rounds,
+            ) as client:
                 yield client
 
     async def _on_elicit(self, context: Any, params: ElicitRequestFormParams) -> ElicitResult:

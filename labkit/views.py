@@ -23,7 +23,7 @@ ACTOR_LABELS = {
 }
 # Mermaid reads ';' as a statement end and '#' as the start of an entity code.
 _MERMAID_ESCAPES = str.maketrans({"#": "#35;", ";": "#59;", "<": "#lt;", ">": "#gt;", "\n": " "})
-_TABLE_COLUMNS = ["seq", "round", "from", "to", "kind", "id", "name", "summary"]
+_TABLE_COLUMNS = ["seq", "round", "from", "to", "kind", "server", "id", "name", "summary"]
 
 
 def select(
@@ -60,6 +60,7 @@ def table(trace: Trace | Iterable[Event], *, times: bool = False, **filters: Any
             "from": e.src,
             "to": e.dst,
             "kind": e.kind,
+            "server": e.meta.get("server", ""),
             "id": "" if e.ref is None else str(e.ref),
             "name": e.name or "",
             "summary": e.summary,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 from collections.abc import Callable
 from importlib.metadata import version
@@ -14,10 +15,13 @@ from mcp.server.mcpserver import Context, MCPServer, RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
-__all__ = ["DATA_DIR_ENV", "REQUEST_STATE_KEY_ENV", "caller_name", "data_dir", "new_server", "run"]
+__all__ = [
+    "DATA_DIR_ENV", "REQUEST_STATE_KEY_ENV", "REQUEST_STATE_TTL_ENV", "caller_name", "data_dir", "new_server", "run",
+]
 
 DATA_DIR_ENV = "LABKIT_DATA_DIR"
 REQUEST_STATE_KEY_ENV = "LABKIT_REQUEST_STATE_KEY"
+REQUEST_STATE_TTL_ENV = "LABKIT_REQUEST_STATE_TTL"
 _MIN_KEY_BYTES = 32
 _REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,9 +42,22 @@ def caller_name(ctx: Context) -> str:
     return params.client_info.name if params is not None else "anonymous"
 
 
+class _LabServer(MCPServer):
+    """Tool descriptions are the docstrings without their indentation, which Python 3.11 keeps."""
+
+    def tool(self, *args: Any, **kwargs: Any) -> Callable[[Callable[..., Any]], Any]:
+        register = super().tool
+
+        def decorate(function: Callable[..., Any]) -> Any:
+            kwargs.setdefault("description", inspect.cleandoc(function.__doc__ or ""))
+            return register(*args, **kwargs)(function)
+
+        return decorate
+
+
 def new_server(name: str, instructions: str) -> MCPServer:
     """An `MCPServer` with the lab's policies: -32602 for unknown tools, WARNING logs, shared sealing keys."""
-    server = MCPServer(
+    server = _LabServer(
         name,
         version=version("mcp-teaching-lab"),
         instructions=instructions,
@@ -74,16 +91,20 @@ def run(
 
 
 def _request_state_security() -> RequestStateSecurity | None:
-    """A shared key lets processes accept each other's `requestState`; None keeps the SDK's per-process key."""
+    """A shared key lets processes accept each other's `requestState`; None keeps the SDK's per-process key.
+
+    `LABKIT_REQUEST_STATE_TTL` (seconds, default the SDK's 600) shortens each round's lifetime (notebook 04).
+    """
     key = os.environ.get(REQUEST_STATE_KEY_ENV)
+    ttl = float(os.environ.get(REQUEST_STATE_TTL_ENV) or 600.0)
     if key is None:
-        return None
+        return RequestStateSecurity.ephemeral(ttl=ttl) if REQUEST_STATE_TTL_ENV in os.environ else None
     if len(key.encode()) < _MIN_KEY_BYTES:
         raise ValueError(
             f"{REQUEST_STATE_KEY_ENV} must be at least {_MIN_KEY_BYTES} bytes, got {len(key.encode())}; "
             'make one with: python -c "import secrets; print(secrets.token_urlsafe(32))"'
         )
-    return RequestStateSecurity(keys=[key.encode()])
+    return RequestStateSecurity(keys=[key.encode()], ttl=ttl)
 
 
 def _unknown_tool_is_protocol_error(server: MCPServer) -> ServerMiddleware[Any]:

@@ -26,7 +26,16 @@ from pydantic import BaseModel, Field, ValidationError
 from servers._report import report
 from servers._wiring import data_dir, new_server, run
 from servers.systems.chart_space import Space, save_chart
-from servers.systems.log_store import HourlyCount, LogStore, format_hour, parse_window, peak
+from servers.systems.log_store import (
+    SERVICE_HELP,
+    SINCE_HELP,
+    UNTIL_HELP,
+    HourlyCount,
+    LogStore,
+    format_hour,
+    parse_window,
+    peak,
+)
 
 __all__ = ["QUESTION", "ChartSaved", "SpaceChoice", "build_server", "render_trend_png"]
 
@@ -126,19 +135,16 @@ def build_server() -> MCPServer:
 
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False))
     async def render_error_trend(
-        service: str, since: str, ctx: Context, until: str | None = None
+        service: Annotated[str, Field(description=SERVICE_HELP)],
+        since: Annotated[str, Field(description=SINCE_HELP)],
+        ctx: Context,
+        until: Annotated[str | None, Field(description=UNTIL_HELP)] = None,
     ) -> Annotated[CallToolResult, ChartSaved] | InputRequiredResult:
         """Draw a bar chart of a service's errors per hour and save it as a PNG in the user's chosen space.
 
         Use it after the numbers are known, when the user wants a picture of the trend. Do not use it to
         find the numbers themselves (query_errors on the logs server does that); it writes a file.
         Before saving it asks the user: personal space or team space.
-
-        Args:
-            service: Service name, e.g. "order-service" (also payment-service, inventory-service, shipping-service).
-            since: Start of the window, local time UTC+08:00, format YYYY-MM-DDTHH:MM, e.g. "2026-10-29T20:00".
-            until: End of the window (exclusive), same format, e.g. "2026-10-30T09:00"; omitted means now
-                (2026-10-30T09:00). The window may span at most 7 days.
 
         Returns the chart as a PNG image, a one-line text, and structured content:
         space, path, service, since, until, total, peak_hour and points ([{hour, errors}]).

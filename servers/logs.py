@@ -17,7 +17,17 @@ from pydantic import BaseModel, Field
 
 from servers._report import report
 from servers._wiring import caller_name, data_dir, new_server, run
-from servers.systems.log_store import HourlyCount, LogStore, TopError, format_hour, parse_window, peak
+from servers.systems.log_store import (
+    SERVICE_HELP,
+    SINCE_HELP,
+    UNTIL_HELP,
+    HourlyCount,
+    LogStore,
+    TopError,
+    format_hour,
+    parse_window,
+    peak,
+)
 
 __all__ = ["ErrorReport", "RateLimiter", "build_report", "build_server", "clean_text", "summarize"]
 
@@ -99,18 +109,15 @@ def build_server(allowed_services: Collection[str] | None = None, rate_limit: in
 
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False))
     def query_errors(
-        service: str, since: str, ctx: Context, until: str | None = None
+        service: Annotated[str, Field(description=SERVICE_HELP)],
+        since: Annotated[str, Field(description=SINCE_HELP)],
+        ctx: Context,
+        until: Annotated[str | None, Field(description=UNTIL_HELP)] = None,
     ) -> Annotated[CallToolResult, ErrorReport]:
         """Count a service's ERROR log lines per hour and list its most frequent errors in a time window.
 
         Use it to find out when and why a service's errors rose, e.g. "why did order-service fail last night?".
         Do not use it for request volumes, latency or business data such as orders; it only reads error logs.
-
-        Args:
-            service: Service name, e.g. "order-service" (also payment-service, inventory-service, shipping-service).
-            since: Start of the window, local time UTC+08:00, format YYYY-MM-DDTHH:MM, e.g. "2026-10-29T20:00".
-            until: End of the window (exclusive), same format, e.g. "2026-10-30T09:00"; omitted means now
-                (2026-10-30T09:00). The window may span at most 7 days.
 
         Returns a short text summary plus structured content: total, peak_hour, peak_errors, hourly
         ([{hour, errors}]) and top_errors ([{code, message, count}], at most 5, messages cleaned and shortened).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -35,6 +36,8 @@ class OrderList(BaseModel):
     count: int = Field(description="How many orders are listed")
     orders: list[Order] = Field(description="Newest first")
 
+_STATUS_HELP = 'One of "pending", "shipped", "delivered", "cancelled", e.g. "pending".'
+
 
 def clamp_limit(limit: int) -> int:
     return max(1, min(limit, MAX_LIMIT))
@@ -57,15 +60,14 @@ def build_server() -> MCPServer:
     mcp = new_server("orders", "The shop's orders: look them up by status, read the policy, draft a weekly report.")
 
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False))
-    def query_orders(status: str, limit: int = 10) -> OrderList:
+    def query_orders(
+        status: Annotated[str, Field(description=_STATUS_HELP)],
+        limit: Annotated[int, Field(description="How many orders to return, 1 to 50, e.g. 5; outside is clamped.")] = 10,
+    ) -> OrderList:
         """List the newest orders with a given status: order number, customer, amount and creation time.
 
         Use it for questions such as "which orders are still waiting to ship?" or "show cancelled orders".
         Do not use it for error logs or for changing an order; it only reads.
-
-        Args:
-            status: One of "pending", "shipped", "delivered", "cancelled", e.g. "pending".
-            limit: How many orders to return, 1 to 50, e.g. 5; default 10. Values outside are clamped.
 
         Returns {status, limit, count, orders: [{id, customer, amount_cny, status, created_at}]}, newest first.
         """

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
@@ -34,6 +36,8 @@ PLANS = {
     ),
 }
 
+_PLAN_HELP = 'The plan name in lower case, "family" or "personal", e.g. "family".'
+
 
 def look_up_plan(plan: str) -> PlanInfo:
     """The plan's limits, or ValueError naming the valid plans. The plan data is a teaching example."""
@@ -46,14 +50,11 @@ def build_server() -> MCPServer:
     mcp = new_server("plans", "Subscription plans: how many accounts each plan allows, and its price.")
 
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False))
-    def get_plan(plan: str) -> PlanInfo:
+    def get_plan(plan: Annotated[str, Field(description=_PLAN_HELP)]) -> PlanInfo:
         """Look up a subscription plan: the maximum number of accounts, the monthly price and a description.
 
         Use it when a user asks how many accounts or devices a plan allows or what it costs.
         Do not use it to change or cancel a plan; it only reads.
-
-        Args:
-            plan: The plan name in lower case, "family" or "personal", e.g. "family".
 
         Returns {plan, max_accounts, monthly_price_cny, description}, e.g. family -> max_accounts 6.
         """

@@ -140,7 +140,7 @@ async def test_table_and_diagram_follow_recorded_order(tmp_path):
     await _exchange(stdio_transport(TOY, trace), "auto")
     trace.record("host", "host", "gate", "a; note with # and <tags>")
     frame = table(trace)
-    assert list(frame.columns) == ["round", "from", "to", "kind", "id", "name", "summary"]
+    assert list(frame.columns) == ["round", "from", "to", "kind", "server", "id", "name", "summary"]
     assert list(frame.index) == [e.seq for e in trace]
     source = sequence_diagram(trace).source
     assert source.startswith("sequenceDiagram")

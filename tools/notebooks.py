@@ -40,7 +40,22 @@ def strip(notebook: nbformat.NotebookNode) -> None:
     for cell in notebook.cells:
         cell.metadata = {k: v for k, v in cell.metadata.items() if k in _KEEP_CELL_METADATA}
         cell.pop("id", None)
+        if cell.cell_type == "code":
+            cell.outputs = _merge_streams(cell.outputs)
     notebook.nbformat_minor = 4
+
+
+def _merge_streams(outputs: list) -> list:
+    """One output per run of stdout (or stderr) text: how the kernel chunks a print varies run to run."""
+    merged: list = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if output.output_type == "stream" and previous is not None and previous.output_type == "stream" \
+                and previous.name == output.name:
+            previous.text += output.text
+        else:
+            merged.append(output)
+    return merged
 
 
 def main(paths: list[str]) -> int:

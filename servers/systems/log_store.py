@@ -14,6 +14,9 @@ from pydantic import BaseModel, Field
 from servers.systems._sqlite import open_read_only
 
 __all__ = [
+    "SERVICE_HELP",
+    "SINCE_HELP",
+    "UNTIL_HELP",
     "LAST_NIGHT",
     "MAX_WINDOW",
     "NOW",
@@ -26,6 +29,14 @@ __all__ = [
     "parse_window",
     "peak",
 ]
+
+# How to write the arguments every tool over this store takes, for the tools' schemas.
+SERVICE_HELP = 'Service name, e.g. "order-service" (also payment-service, inventory-service, shipping-service).'
+SINCE_HELP = 'Start of the window, local time UTC+08:00, format YYYY-MM-DDTHH:MM, e.g. "2026-10-29T20:00".'
+UNTIL_HELP = (
+    'End of the window (exclusive), same format, e.g. "2026-10-30T09:00"; omitted means now (2026-10-30T09:00). '
+    "The window may span at most 7 days."
+)
 
 NOW = datetime(2026, 10, 30, 9, 0)
 """The lab's fixed clock, local time UTC+08:00 (all times in the store are naive local times)."""
