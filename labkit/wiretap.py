@@ -7,6 +7,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import anyio
 from mcp.client._transport import Transport, TransportStreams
 from mcp.shared.message import SessionMessage
 
@@ -137,10 +138,27 @@ def _frame_name(payload: dict[str, Any], method: str | None) -> str | None:
     return method
 
 
-class _TapRead:
+class _StreamProxy:
+    """Delegates everything to the SDK's stream; subclasses intercept receive or send."""
+
     def __init__(self, inner: Any, tap: TappedTransport) -> None:
         self._inner, self._tap = inner, tap
 
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> "_StreamProxy":
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> bool | None:
+        return await self._inner.__aexit__(*exc_info)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _TapRead(_StreamProxy):
     async def receive(self) -> SessionMessage | Exception:
         try:
             item = await self._inner.receive()
@@ -161,42 +179,11 @@ class _TapRead:
     async def __anext__(self) -> SessionMessage | Exception:
         try:
             return await self.receive()
-        except Exception as exc:
-            if type(exc).__name__ in ("EndOfStream", "ClosedResourceError"):
-                raise StopAsyncIteration from exc
-            raise
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> "_TapRead":
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc_info: Any) -> bool | None:
-        return await self._inner.__aexit__(*exc_info)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
+        except (anyio.EndOfStream, anyio.ClosedResourceError) as exc:
+            raise StopAsyncIteration from exc
 
 
-class _TapWrite:
-    def __init__(self, inner: Any, tap: TappedTransport) -> None:
-        self._inner, self._tap = inner, tap
-
+class _TapWrite(_StreamProxy):
     async def send(self, item: SessionMessage, /) -> None:
         self._tap.record_frame(True, item)
         await self._inner.send(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> "_TapWrite":
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc_info: Any) -> bool | None:
-        return await self._inner.__aexit__(*exc_info)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
