@@ -20,7 +20,7 @@ lab: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest tests
-	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg notebooks
+	LABKIT_SCRIPTED_USER=1 $(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg notebooks
 
 clean:
 	rm -rf $(VENV) data out

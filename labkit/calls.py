@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import anyio
@@ -59,6 +62,7 @@ class ToolRouter:
         self.call_timeout = call_timeout
         self.max_result_chars = max_result_chars
         self.succeeded: set[str] = set()
+        self._deadline: anyio.CancelScope | None = None
 
     async def execute(self, call: ToolCall) -> ToolResult:
         route = self.pool.route(call.name)
@@ -79,7 +83,9 @@ class ToolRouter:
             refusal = "denied" if decision.approval == "refused" else "blocked"
             return self._refuse(call, route, refusal, "; ".join(reasons), arguments)
         verdict = "allowed" if decision.approval == "not needed" else f"allowed ({decision.approval})"
-        return await self._send(call, route, arguments, verdict)
+        # An approval the model wrote itself carries no weight, so it is not passed on either.
+        sent = {k: v for k, v in arguments.items() if k not in decision.ignored_fields}
+        return await self._send(call, route, sent, verdict)
 
     async def _guard_block(self, route: Route, name: str, arguments: dict[str, Any]) -> str | None:
         for guard in self.pool.guards:
@@ -114,12 +120,34 @@ class ToolRouter:
 
     async def _invoke(self, route: Route, arguments: dict[str, Any]) -> tuple[str, bool]:
         if route.server == HOST_SERVER:
-            local = await self.pool.local[route.tool_name].handler(arguments)
-            return local.text, local.is_error
+            local = self.pool.local.get(route.tool_name)
+            if local is None:
+                return f"No tool is called {route.tool_name}. Tools you can use: {', '.join(self.pool.names)}.", True
+            answer = await local.handler(arguments)
+            return answer.text, answer.is_error
         client = self.pool.client(route.server)
-        with anyio.fail_after(self.call_timeout + 1):
-            result = await client.call_tool(route.tool_name, arguments, read_timeout_seconds=self.call_timeout)
+        # Cancelling the call makes the SDK tell the server (notifications/cancelled) before it gives up.
+        with anyio.CancelScope(deadline=anyio.current_time() + self.call_timeout) as scope:
+            self._deadline = scope
+            result = await client.call_tool(route.tool_name, arguments)
+        self._deadline = None
+        if scope.cancelled_caught:
+            raise TimeoutError
         return result_as_data(result), result.is_error
+
+    @contextmanager
+    def user_time(self) -> Iterator[None]:
+        """While a person answers a form, the call's clock stops: their time is not the server's (notebook 04)."""
+        scope = self._deadline
+        if scope is None:
+            yield
+            return
+        remaining = scope.deadline - anyio.current_time()
+        scope.deadline = math.inf
+        try:
+            yield
+        finally:
+            scope.deadline = anyio.current_time() + remaining
 
     async def _explain(self, name: str, route: Route, error: MCPError) -> str:
         # The model cannot repair a protocol error, so it gets the host's account, not the JSON-RPC error.

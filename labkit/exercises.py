@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["TODO", "Exercise", "Verdict", "check", "register"]
+__all__ = ["TODO", "Exercise", "Verdict", "check", "register", "run_sync"]
+
+_T = TypeVar("_T")
 
 TODO: Any = ...
 """What an exercise cell holds until the learner answers it (`answer = TODO`)."""
@@ -70,3 +74,10 @@ def check(key: str, answer: Any) -> Verdict:
         key, False, f"Exercise {key}: not yet. Goal: {exercise.goal} What is still wrong: {problem} "
         f"Reread {exercise.section}."
     )
+
+
+def run_sync(make: Callable[[], Awaitable[_T]]) -> _T:
+    """Run a coroutine to the end from a checker: on a fresh event loop in a worker thread, because the
+    notebook's own loop is busy running the check cell (notebook 00)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, make()).result()  # type: ignore[arg-type]

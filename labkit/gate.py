@@ -69,7 +69,8 @@ async def check_call(
         reasons.append("arguments match the schema")
     else:
         reasons.append(f"{name} is not in the host's tool list; the server will judge it")
-    ignored = tuple(k for k in _MODEL_WRITTEN_APPROVALS if k in arguments)
+    declared = (tool.input_schema.get("properties") or {}) if tool is not None else {}
+    ignored = tuple(k for k in _MODEL_WRITTEN_APPROVALS if k in arguments and k not in declared)
     if ignored:
         reasons.append(f"ignored approval written by the model: {', '.join(ignored)}")
     if tool is None or not needs_approval(tool):

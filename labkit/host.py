@@ -191,7 +191,8 @@ class Host:
             "host", "user", "host.form", f"shows a form: {params.message}",
             payload=params.model_dump(by_alias=True, mode="json", exclude_none=True),
         )
-        answer = await self.elicit(params.message, schema) if self.elicit is not None else None
+        with self.router.user_time():
+            answer = await self.elicit(params.message, schema) if self.elicit is not None else None
         action = "accept" if answer is not None else "decline"
         self.trace.record("user", "host", "user.answer", f"{action} {answer or ''}".strip(), payload=answer)
         return ElicitResult(action=action, content=answer)

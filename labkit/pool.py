@@ -110,4 +110,4 @@ class ServerPool:
         server, _, tool_name = name.partition(_SEPARATOR) if self.namespaced else ("", "", name)
         if server in self._clients:
             return Route(server, tool_name, None)
-        return Route(next(iter(self._clients)), name, None)
+        return Route(next(iter(self._clients), HOST_SERVER), name, None)

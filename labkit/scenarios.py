@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,17 +74,20 @@ async def run_scenario(
     elicit: Elicitor | None = None,
     ask_user: Asker | None = None,
     trace: Trace | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> ScenarioRun:
     """Run one scenario against the real logs and charts servers (notebooks 00 and 03; the CLI).
 
     `api` is "anthropic", "chat" or "responses"; the form and the model's question are answered by
-    a scripted user unless `elicit` / `ask_user` are given (a widget form in a notebook).
+    a scripted user unless `elicit` / `ask_user` are given (a widget form in a notebook). `env`
+    replaces the environment when choosing the model (`{}` forces the simulated one).
     """
     if scenario not in TASKS:
         raise ValueError(f"unknown scenario {scenario!r}; choose one of {', '.join(SCENARIO_NAMES)}")
     trace = trace if trace is not None else Trace()
     provider = "anthropic" if api == "anthropic" else "openai"
-    client = make_client(provider, trace=trace, scenario=scenario)
+    client = make_client(provider, trace=trace, scenario=scenario, env=env)
+    model = select_model(provider, env).model
     servers = [ServerSpec("logs", transport), ServerSpec("charts", transport)]
     started = time.monotonic()
     async with Host(
@@ -91,7 +95,7 @@ async def run_scenario(
         elicit=elicit or scripted_form({"space": "personal"}),
         ask_user=ask_user or scripted_answers("order-service"),
     ) as host:
-        conversation = Conversation(client, select_model(provider).model, host.tools, system=_SYSTEM, api=api)
+        conversation = Conversation(client, model, host.tools, system=_SYSTEM, api=api)
         result = await host.run(TASKS[scenario], conversation)
     seconds = time.monotonic() - started
-    return ScenarioRun(scenario, era, select_model(provider).model, trace, result, host.audit, seconds)
+    return ScenarioRun(scenario, era, model, trace, result, host.audit, seconds)

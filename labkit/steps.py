@@ -9,7 +9,6 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .events import Event, Trace
-from .summaries import fold
 from .views import select
 
 __all__ = ["STEP_ACTORS", "Step", "count_steps", "group_steps", "steps_table"]
@@ -34,7 +33,8 @@ def group_steps(trace: Trace | Iterable[Event]) -> list[Step]:
     The rules, in order:
     1. An event belongs to the actor that sent it; the MCP client's frames belong to the host.
     2. Consecutive events of one actor form one step, except that a gate decision and every
-       request the client sends each open a step of their own.
+       JSON-RPC frame the client sends (a request, or its answer to the server's request) each
+       open a step of their own.
     3. Writing tool results back and asking the model again is one host step — unless the model
        then answers without calling a tool: that last hand-off is part of the model's final answer.
     """
@@ -91,13 +91,18 @@ def _describe(actor: str, members: list[Event]) -> str:
     if actor == "model":
         answer = next(e for e in reversed(members) if e.kind == "model.response")
         reads = "reads the results and answers: " if first.kind == "host.writeback" else ""
-        return fold(f"model {reads}{answer.summary}", 110)
+        return _shorten(f"model {reads}{answer.summary}")
     if first.kind == "host.writeback":
         return f"host writes the result back as data and asks the model again ({len(members)} events)"
     if first.kind == "model.request" and first.src == "host":
         return "host sends the conversation and the tools to the model"
     text = "; ".join(dict.fromkeys(e.summary for e in members if e.kind != "model.request"))
-    return fold(text, 110)
+    return _shorten(text)
+
+
+def _shorten(text: str, limit: int = 110) -> str:
+    # Event summaries are folded already; cutting the end keeps their markers readable.
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _span(seqs: tuple[int, ...]) -> str:

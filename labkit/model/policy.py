@@ -1,11 +1,13 @@
-"""The simulated model's decision function: playbook first, then summarise results, then the rules."""
+"""The simulated model's decision function: playbook, then a loaded skill, then summarise results, then the rules."""
 
 from __future__ import annotations
 
 from .arguments import fit_arguments
 from .dialogue import Decision, Dialogue, PlannedCall
+from .naive import NAIVE_SCENARIO, obey
 from .playbooks import NO_SCENARIO, Scenario, resolve_tool, select_scenario
 from .rules import choose_tool
+from .skill_policy import follow_skill
 
 __all__ = ["SIMULATED_PREFIX", "decide"]
 
@@ -15,16 +17,27 @@ _QUOTE_LIMIT = 300
 
 def decide(dialogue: Dialogue) -> Decision:
     """What the teaching model says next; a pure function, callable directly for benchmarks (notebook 01)."""
-    decision = _from_playbook(dialogue) or _after_results(dialogue) or _without_tools(dialogue) or choose_tool(dialogue)
+    skill_notes: list[str] = []  # why no skill was loaded, when the catalog was considered (notebook 06)
+    decision = (
+        _naive(dialogue) or _from_playbook(dialogue) or follow_skill(dialogue, skill_notes) or _after_results(dialogue)
+        or _without_tools(dialogue) or choose_tool(dialogue)
+    )
+    decision.notes[:0] = skill_notes
     if len(decision.calls) > 1 and not dialogue.parallel:
         decision.notes.append(f"parallel tool use is off: keeping only the first of {len(decision.calls)} calls")
         decision.calls = decision.calls[:1]
-    decision.calls = [_fitted(call, dialogue, decision.notes) for call in decision.calls]
+    if not getattr(decision, "literal", False):  # a loaded skill's calls are sent as written (notebook 06)
+        decision.calls = [_fitted(call, dialogue, decision.notes) for call in decision.calls]
     if decision.text and not decision.text.startswith(SIMULATED_PREFIX):
         decision.text = SIMULATED_PREFIX + decision.text
     if not decision.text and not decision.calls:
         decision.text = SIMULATED_PREFIX + "I have nothing to add."
     return decision
+
+
+def _naive(dialogue: Dialogue) -> Decision | None:
+    """Scenario "naive" (notebook 07): obey every instruction found in the context (`naive.py`)."""
+    return obey(dialogue) if dialogue.scenario == NAIVE_SCENARIO else None
 
 
 def _fitted(call: PlannedCall, dialogue: Dialogue, notes: list[str]) -> PlannedCall:
