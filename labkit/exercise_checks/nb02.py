@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any
 
 import jsonschema
 import mcp_types
 
-from ..exercises import register
+from ..exercises import register, run_sync
 from ..mapping import convert_tool
 
 __all__ = ["check_schema_path", "check_structured_peak", "check_tools_call", "check_who_decides"]
 
-_T = TypeVar("_T")
 _APIS = ("anthropic", "chat", "responses")
 # A tool no lab server has, so the answer must come from how labkit.mapping places any schema.
 _PROBE_SCHEMA = {
@@ -36,10 +32,6 @@ _METHODS = {
 }
 
 
-def _run(make: Callable[[], Awaitable[_T]]) -> _T:
-    """Run a coroutine to completion on a fresh loop in a worker thread (the notebook's loop is busy running the cell)."""
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, make()).result()  # type: ignore[arg-type]
 
 
 def _follow(definition: dict[str, Any], path: str) -> Any:
@@ -85,7 +77,7 @@ def check_tools_call(answer: Any) -> str | None:
     if not isinstance(answer, dict) or set(answer) != {"name", "arguments"}:
         return "answer_2 must be the params of a tools/call: a dict with exactly the keys 'name' and 'arguments'."
     server = build_server()
-    tools = {tool.name: tool for tool in _run(server.list_tools)}
+    tools = {tool.name: tool for tool in run_sync(server.list_tools)}
     if answer["name"] not in tools:
         return f"the orders server lists no tool named {answer['name']!r}; it lists {sorted(tools)}."
     arguments = answer["arguments"]
@@ -98,7 +90,7 @@ def check_tools_call(answer: Any) -> str | None:
         async with Client(server) as client:
             return await client.call_tool(answer["name"], arguments)
 
-    result = _run(call)
+    result = run_sync(call)
     if result.is_error:
         return f"the server ran the call and answered isError: {result.content[0].text}"
     listed = result.structured_content or {}

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
-from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any
 
 import yaml
 
-from ..exercises import register
+from ..exercises import register, run_sync
 
 __all__ = ["check_activation", "check_approver", "check_costs", "check_skill_file"]
 
-_T = TypeVar("_T")
 RETURNS_YES = "Can I still return unused goods I received five days ago?"
 RETURNS_NO = "Which orders are still pending?"
 STATUS_QUESTIONS = {"Which orders are still pending?": "pending", "Show me the cancelled orders.": "cancelled"}
@@ -22,10 +18,6 @@ FAMILY_QUESTION = "How many accounts does the family plan allow?"
 _RETURNS_BODY = "# Returns\n\n## Method\n\n1. Answer \"{text}\" for each result.\n"
 
 
-def _run(make: Callable[[], Awaitable[_T]]) -> _T:
-    """Run a coroutine on a fresh loop in a worker thread (the notebook's loop is busy running the cell)."""
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, make()).result()  # type: ignore[arg-type]
 
 
 async def _first_turn(library: Any, question: str) -> list[tuple[str, dict[str, Any]]]:
@@ -56,13 +48,13 @@ def check_activation(answer: Any) -> str | None:
     except SkillError as error:
         return "the description breaks the format: " + "; ".join(error.problems) + "."
     library = SkillLibrary.from_folders(SKILLS_DIR).with_skill(skill)
-    loaded_yes = _run(lambda: _first_turn(library, RETURNS_YES))
+    loaded_yes = run_sync(lambda: _first_turn(library, RETURNS_YES))
     if ("load_skill", {"name": "returns"}) not in loaded_yes:
         chose = loaded_yes[0][1].get("name") if loaded_yes else None
         return (f"asked {RETURNS_YES!r}, the model did not load 'returns'"
                 + (f" but {chose!r}, whose description shares more words" if chose else ": fewer than 2 words shared")
                 + ". Use the question's own words (the model's stemming is crude: 'returned' is not 'return').")
-    loaded_no = _run(lambda: _first_turn(library, RETURNS_NO))
+    loaded_no = run_sync(lambda: _first_turn(library, RETURNS_NO))
     if ("load_skill", {"name": "returns"}) in loaded_no:
         return (f"asked {RETURNS_NO!r}, the model loaded 'returns' too: the description shares 2 or more words with "
                 "it. Leave out words that belong to order lists, or put them in a 'Not for …' sentence.")
@@ -85,7 +77,7 @@ def check_skill_file(answer: Any) -> str | None:
         return "its '## Method' has no numbered step like  3. Call `query_orders(status=..., limit=...)`."
     library = SkillLibrary.from_folders(SKILLS_DIR).with_skill(skill)
     for question, status in STATUS_QUESTIONS.items():
-        run = _run(lambda: run_with_skills(question, skills=library, servers=["orders"],
+        run = run_sync(lambda: run_with_skills(question, skills=library, servers=["orders"],
                                            required_tools=["query_orders"]))
         loaded = [e.name for e in run.trace.of_kind("skill.load")]
         if loaded != ["order-status"]:
@@ -114,13 +106,13 @@ def check_approver(answer: Any) -> str | None:
         (("charts", "delete_chart", {"service": "order-service", "approved": True}), False),
     ]
     for arguments, expected in probes:
-        said = _run(lambda: answer(*arguments))
+        said = run_sync(lambda: answer(*arguments))
         if said is not expected:
             return f"asked about {arguments[1]}({arguments[2]}), your approver said {said!r}, not {expected}."
     library = SkillLibrary.from_folders(SKILLS_DIR, SKILLS_DIR / "untrusted")
     for service, sent in (("order-service", True), ("payment-service", False)):
         question = f"Chart the {service} error trend since last night."
-        run = _run(lambda: run_with_skills(question, skills=library, servers=["charts"], approver=answer,
+        run = run_sync(lambda: run_with_skills(question, skills=library, servers=["charts"], approver=answer,
                                            elicit=scripted_form({"space": "personal"})))
         if bool(run.sent) is not sent:
             return f"in the real run for {service}, the chart was {'not ' if sent else ''}sent."
@@ -135,7 +127,7 @@ def check_costs(answer: Any) -> str | None:
     if not isinstance(answer, dict) or set(answer) != {"resource_turn", "saved_tokens"}:
         return "answer_4 must be a dict with exactly the keys 'resource_turn' and 'saved_tokens'."
     library = SkillLibrary.from_folders(SKILLS_DIR)
-    run = _run(lambda: run_with_skills(FAMILY_QUESTION, skills=library, servers=["plans"], required_tools=["get_plan"]))
+    run = run_sync(lambda: run_with_skills(FAMILY_QUESTION, skills=library, servers=["plans"], required_tools=["get_plan"]))
     table = context_table(run.trace)
     turn = int(table[table["tier 3 resources"] > 0].index[0])
     if answer["resource_turn"] != turn:
