@@ -3,12 +3,17 @@
 It speaks three real wire formats (Anthropic Messages, OpenAI Chat Completions, OpenAI Responses)
 so the real `anthropic` and `openai` SDK clients can talk to it offline. It decides in this order:
 
+0. in the **naive** scenario (`naive.py`, notebook 07) it obeys any instruction it finds in its
+   context, so that attacks succeed deterministically when the host's defences are off;
 1. a **playbook** (`playbooks.py`) chosen by the `x-teaching-scenario` header or by the first
    user message — this is what makes every lesson cell say exactly what its author intends;
-2. if the last turn holds tool results, it **summarises** them (errors included) and stops, so
+2. a **skill** from the catalog in its instructions (`skill_policy.py`, notebook 06): it loads
+   the one whose description matches the user's words and follows its Method, sending the
+   skill's calls as written;
+3. if the last turn holds tool results, it **summarises** them (errors included) and stops, so
    a loop driven by the fallback always ends;
-3. with no tools, or `tool_choice: none`, it answers in text and says why;
-4. otherwise a **rule-based fallback** scores the offered tools against the user's words and
+4. with no tools, or `tool_choice: none`, it answers in text and says why;
+5. otherwise a **rule-based fallback** scores the offered tools against the user's words and
    fills arguments from them by the schema, or asks back for a missing required parameter.
 
 Limits, stated plainly: the matching is keyword-based and English-only, with crude stemming and
