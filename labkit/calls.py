@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import anyio
+from mcp import InputRequiredRoundsExceededError
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, CallToolResult
 
@@ -104,6 +105,11 @@ class ToolRouter:
             self.trace.record("host", "host", "host.error", f"{outcome} handled by the host: {error.error.message}",
                               ref=call.id, name=call.name, payload=error.error.model_dump(mode="json"))
             return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, text, True))
+        except InputRequiredRoundsExceededError as error:
+            text = f"The host stopped {call.name}: the server kept asking for more input ({error})."
+            self.trace.record("host", "host", "host.error", text, ref=call.id, name=call.name)
+            return self._audited(call, route, arguments, verdict, "input rounds exceeded", started,
+                                 ToolResult(call.id, text, True))
         except TimeoutError:
             text = f"The host stopped waiting for {call.name} after {self.call_timeout:g} s."
             self.trace.record("host", "host", "host.error", text, ref=call.id, name=call.name)

@@ -1,8 +1,18 @@
-"""Shared pytest fixtures: the asyncio backend and a private data folder for every test session."""
+"""Shared pytest fixtures: the asyncio backend, a private data folder, and no server process left behind."""
 
 import os
+import time
+import uuid
+from collections.abc import Iterator
 
+import psutil  # a dependency of ipykernel, which the lab pins
 import pytest
+
+# Every process a test starts inherits this mark (labkit.launch passes LABKIT_* on to servers), so one that
+# outlives its test is found even after it was re-parented away from pytest.
+_SESSION_MARK = "LABKIT_TEST_SESSION"
+os.environ.setdefault(_SESSION_MARK, uuid.uuid4().hex)
+_SETTLE_SECONDS = 10.0
 
 
 @pytest.fixture(scope="session")
@@ -14,3 +24,41 @@ def anyio_backend() -> str:
 def _private_data_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Servers started by the tests build their business systems here, never in the learner's data/."""
     os.environ.setdefault("LABKIT_DATA_DIR", str(tmp_path_factory.mktemp("labkit-data")))
+
+
+def _our_processes() -> dict[int, str]:
+    """Living processes started from this test session: descendants of pytest, or carrying its mark."""
+    mark, me = os.environ[_SESSION_MARK], psutil.Process()
+    found = {child.pid: child for child in me.children(recursive=True)}
+    for process in psutil.process_iter():
+        try:
+            if process.pid != me.pid and process.environ().get(_SESSION_MARK) == mark:
+                found[process.pid] = process
+        except (psutil.AccessDenied, psutil.NoSuchProcess, psutil.ZombieProcess):
+            continue
+    alive = {}
+    for pid, process in found.items():
+        try:
+            if process.status() != psutil.STATUS_ZOMBIE:
+                alive[pid] = " ".join(process.cmdline()[-4:])
+        except (psutil.NoSuchProcess, psutil.ZombieProcess, psutil.AccessDenied):
+            continue
+    return alive
+
+
+@pytest.fixture(autouse=True)
+def _no_orphans(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After each test, the processes it started (servers, clients' children) must be gone again.
+
+    Browser tests are exempt: their kernels belong to the session's JupyterLab, which ends them itself.
+    """
+    if "lab" in request.fixturenames:
+        yield
+        return
+    baseline = set(_our_processes())
+    yield
+    deadline = time.monotonic() + _SETTLE_SECONDS
+    while (left := {pid: cmd for pid, cmd in _our_processes().items() if pid not in baseline}) and \
+            time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not left, f"processes left running after the test: {left}"
