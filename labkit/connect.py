@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import IO, Any
 
 import httpx2
+from mcp.client._transport import TransportStreams
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server.mcpserver import MCPServer
@@ -44,8 +46,14 @@ def http_transport(url: str, trace: Trace, *, server: str, server_events: Path |
         timeout=httpx2.Timeout(30.0, read=300.0),
         event_hooks={"request": [_on_request(trace, server)], "response": [_on_response(trace, server)]},
     )
-    inner = streamable_http_client(url, http_client=http)
-    return TappedTransport(inner, trace, server=server, server_events=server_events)
+    return TappedTransport(_owned_http(url, http), trace, server=server, server_events=server_events)
+
+
+@asynccontextmanager
+async def _owned_http(url: str, http: httpx2.AsyncClient) -> AsyncIterator[TransportStreams]:
+    # The SDK leaves a client it was given open; this one is ours, so it is closed with the transport.
+    async with http, streamable_http_client(url, http_client=http) as streams:
+        yield streams
 
 
 def memory_transport(mcp_server: MCPServer, trace: Trace) -> TappedTransport:

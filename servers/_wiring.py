@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import os
+import sys
 from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
@@ -88,6 +89,10 @@ def run(
         server.run("streamable-http", host="127.0.0.1", port=port)
     else:
         server.run()
+    # Serving is over and everything is flushed; skipping interpreter teardown saves most of a second per stop.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def _request_state_security() -> RequestStateSecurity | None:

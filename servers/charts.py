@@ -7,6 +7,7 @@ import io
 from datetime import datetime, timedelta
 from typing import Annotated
 
+import anyio
 from mcp.server.elicitation import AcceptedElicitation, render_elicitation_schema
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -170,7 +171,7 @@ def build_server() -> MCPServer:
             space = await _ask_space_legacy(ctx)
 
         points = store.hourly_errors(service, start, end)
-        png = render_trend_png(service, points)
+        png = await anyio.to_thread.run_sync(render_trend_png, service, points)  # keep serving while drawing
         path = save_chart(data_dir(), space, _chart_name(service, start, end), png).relative_to(data_dir()).as_posix()
         report(
             "server",

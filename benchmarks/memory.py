@@ -1,0 +1,105 @@
+"""Peak memory of this process plus every process it started (servers, kernels), sampled by a thread."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from types import TracebackType
+
+__all__ = ["PeakRSS", "tree_rss"]
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def tree_rss(root: int | None = None) -> tuple[int, int]:
+    """(RSS of `root`, summed RSS of all its descendants) in bytes; psutil if installed, else /proc."""
+    root = os.getpid() if root is None else root
+    try:
+        import psutil
+    except ImportError:
+        return _proc_tree_rss(root)
+    try:
+        process = psutil.Process(root)
+        own = process.memory_info().rss
+        children = 0
+        for child in process.children(recursive=True):
+            try:
+                children += child.memory_info().rss
+            except psutil.Error:  # it ended between listing and reading
+                pass
+        return own, children
+    except psutil.Error:
+        return 0, 0
+
+
+def _proc_tree_rss(root: int) -> tuple[int, int]:
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                parents[int(entry.name)] = int(fields[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    tree, frontier = set(), [root]
+    while frontier:
+        pid = frontier.pop()
+        kids = [p for p, parent in parents.items() if parent == pid]
+        tree.update(kids)
+        frontier.extend(kids)
+    return _proc_rss(root), sum(_proc_rss(pid) for pid in tree)
+
+
+def _proc_rss(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * _PAGE
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+class PeakRSS:
+    """`with PeakRSS() as peak: ...` then `peak.as_dict()`: the highest summed RSS seen every `interval` s.
+
+    RSS counts shared pages (Python's own libraries) once per process, so the total overstates
+    what the machine needs; it is the figure `ps` and `top` show.
+    """
+
+    def __init__(self, interval: float = 0.02) -> None:
+        self.interval = interval
+        self.peak_total = self.peak_self = self.peak_children = 0
+        self.samples = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="peak-rss", daemon=True)
+
+    def __enter__(self) -> PeakRSS:
+        self._sample()
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self._sample()
+
+    def _sample(self) -> None:
+        own, children = tree_rss()
+        self.samples += 1
+        self.peak_self = max(self.peak_self, own)
+        self.peak_children = max(self.peak_children, children)
+        self.peak_total = max(self.peak_total, own + children)
+
+    def as_dict(self) -> dict[str, float]:
+        mib = 1024 * 1024
+        return {
+            "peak_total_mib": round(self.peak_total / mib, 1),
+            "peak_process_mib": round(self.peak_self / mib, 1),
+            "peak_children_mib": round(self.peak_children / mib, 1),
+            "samples": self.samples,
+        }
