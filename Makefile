@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: lab test env clean
+.PHONY: lab test env clean browser-test binder-check
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,12 @@ lab: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest tests
 	LABKIT_SCRIPTED_USER=1 $(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg notebooks
+
+browser-test: $(STAMP)
+	bash .ci/browser.sh
+
+binder-check:
+	bash .ci/binder_check.sh
 
 clean:
 	rm -rf $(VENV) data out

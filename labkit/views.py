@@ -23,6 +23,7 @@ ACTOR_LABELS = {
 }
 # Mermaid reads ';' as a statement end and '#' as the start of an entity code.
 _MERMAID_ESCAPES = str.maketrans({"#": "#35;", ";": "#59;", "<": "#lt;", ">": "#gt;", "\n": " "})
+_DIAGRAM_LABEL = 64  # characters per arrow label; longer labels make the diagram too wide to read
 _TABLE_COLUMNS = ["seq", "round", "from", "to", "kind", "server", "id", "name", "summary"]
 
 
@@ -106,7 +107,8 @@ def sequence_diagram(trace: Trace | Iterable[Event], *, numbered: bool = True, *
         if e.round != current_round and first:
             current_round = e.round
             lines.append(f"    Note over {first},{last}: round {e.round}")
-        text = _mermaid_text(f"[{e.seq}] {e.summary}" if numbered else e.summary)
+        summary = fold(e.summary, _DIAGRAM_LABEL)
+        text = _mermaid_text(f"[{e.seq}] {summary}" if numbered else summary)
         if e.src == e.dst:
             lines.append(f"    Note over {e.src}: {text}")
         else:

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Binder check without Docker: repo2docker renders the build from binder/, then the same install
+# steps run in a plain fresh venv on a copy of the repo, which must give CI's pins and import the lab.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$PWD
+PYTHON=${PYTHON:-python3.11}
+WORK=$(mktemp -d -t binder-check.XXXXXX)
+trap 'kill "${LAB_PID:-}" 2>/dev/null || true; rm -rf "$WORK"' EXIT
+fail() { echo "binder check FAILED: $*" >&2; exit 1; }
+step() { echo "== $*"; }
+
+step "repo2docker --no-build (in a throwaway venv, not in requirements.txt)"
+"$PYTHON" -m venv "$WORK/r2d"
+"$WORK/r2d/bin/pip" install --quiet --disable-pip-version-check jupyter-repo2docker
+"$WORK/r2d/bin/repo2docker" --version
+# user id 1000 as on mybinder.org (a local run would otherwise render the build for root)
+"$WORK/r2d/bin/repo2docker" --no-build --debug --user-id 1000 --user-name jovyan . >"$WORK/r2d.log" 2>&1 \
+  || { cat "$WORK/r2d.log"; fail "repo2docker could not render the build"; }
+grep -q "Building conda environment for python=3.11" "$WORK/r2d.log" || fail "runtime.txt did not select Python 3.11"
+pip_line=$(grep -n 'pip install --no-cache-dir -r "binder/requirements.txt"' "$WORK/r2d.log" | cut -d: -f1)
+copy_line=$(grep -n 'COPY --chown=1000:1000 src/ \${REPO_DIR}/' "$WORK/r2d.log" | cut -d: -f1)
+post_line=$(grep -n 'RUN ./binder/postBuild' "$WORK/r2d.log" | cut -d: -f1)
+[ -n "$pip_line" ] && [ -n "$copy_line" ] && [ -n "$post_line" ] || fail "binder/requirements.txt or postBuild not used"
+# `-r ../requirements.txt` needs the whole repo in place when pip runs
+[ "$copy_line" -lt "$pip_line" ] && [ "$pip_line" -lt "$post_line" ] || fail "pip runs before the repo is copied"
+echo "rendered: python=3.11; repo copied (line $copy_line), pip -r binder/requirements.txt ($pip_line), postBuild ($post_line)"
+
+step "the Binder install steps in a plain fresh venv, on a copy of the repo"
+mkdir "$WORK/repo"
+git ls-files -z --cached --others --exclude-standard | tar -C "$REPO" --null -T - -cf - | tar -C "$WORK/repo" -xf -
+"$PYTHON" -m venv "$WORK/venv"
+(cd "$WORK/repo" && "$WORK/venv/bin/pip" install --quiet --disable-pip-version-check -r binder/requirements.txt)
+(cd "$WORK/repo" && NB_PYTHON_PREFIX="$WORK/venv" PATH="$WORK/venv/bin:$PATH" ./binder/postBuild >/dev/null)
+
+step "same pins as CI"
+"$WORK/venv/bin/pip" freeze --all >"$WORK/freeze.txt"
+missing=0
+while read -r pin; do
+  name=${pin%%==*}; version=${pin#*==}
+  got=$(grep -i -E "^${name//[-_.]/[-_.]}==" "$WORK/freeze.txt" | head -1 | cut -d= -f3)
+  [ "$got" = "$version" ] || { echo "  $name: want $version, got ${got:-nothing}"; missing=1; }
+done < <(grep -E '^[A-Za-z0-9_.-]+==' requirements.txt)
+[ "$missing" = 0 ] || fail "the Binder environment differs from requirements.txt"
+echo "all $(grep -c -E '^[A-Za-z0-9_.-]+==' requirements.txt) pins of requirements.txt installed exactly"
+
+step "labkit and servers importable from anywhere"
+(cd / && "$WORK/venv/bin/python" -c "
+import labkit, servers, labkit.otel, labkit.scenarios, servers.logs, servers.charts
+print('imported', labkit.__file__.rsplit('/', 2)[-2], servers.__file__.rsplit('/', 2)[-2], 'from', labkit.__file__.rsplit('/', 3)[-3])")
+
+step "JupyterLab reads overrides.json: no news or update pop-ups"
+[ -f "$WORK/venv/share/jupyter/lab/settings/overrides.json" ] || fail "overrides.json not installed"
+port=$("$WORK/venv/bin/python" -c "import socket; s=socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
+export JUPYTER_CONFIG_DIR="$WORK/jupyter/config" JUPYTER_DATA_DIR="$WORK/jupyter/data" JUPYTER_RUNTIME_DIR="$WORK/jupyter/runtime"
+export JUPYTERLAB_SETTINGS_DIR="$WORK/jupyter/settings" JUPYTERLAB_WORKSPACES_DIR="$WORK/jupyter/workspaces"
+"$WORK/venv/bin/jupyter" lab --no-browser --allow-root --ip 127.0.0.1 --port "$port" --ServerApp.token= \
+  --ServerApp.root_dir="$WORK/repo" >"$WORK/lab.log" 2>&1 &
+LAB_PID=$!
+settings=""
+for _ in $(seq 60); do
+  settings=$(curl -sf "http://127.0.0.1:$port/lab/api/settings/@jupyterlab/apputils-extension:notification" || true)
+  [ -n "$settings" ] && break
+  sleep 1
+done
+[ -n "$settings" ] || { cat "$WORK/lab.log"; fail "JupyterLab did not answer"; }
+echo "$settings" | "$WORK/venv/bin/python" -c "
+import json, sys
+props = json.load(sys.stdin)['schema']['properties']
+news, updates = props['fetchNews']['default'], props['checkForUpdates']['default']
+print(f'fetchNews default: {news!r}, checkForUpdates default: {updates!r}')
+sys.exit(0 if news == 'false' and updates is False else 1)" || fail "the pop-ups are still on"
+curl -sf -o /dev/null "http://127.0.0.1:$port/lab/tree/notebooks/00_start_here.ipynb" || fail "/lab/tree/... did not open"
+echo "binder check passed"

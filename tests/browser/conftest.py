@@ -1,0 +1,247 @@
+"""The real-browser fixtures: a private JupyterLab on 127.0.0.1, Debian's Chromium behind a network guard, a memory probe."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SHOTS = REPO / "screenshots"
+LAB_PYTHON = Path(os.environ.get("LAB_PYTHON", REPO / ".venv" / "bin" / "python"))
+CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+
+@dataclass
+class Lab:
+    """A running JupyterLab: its address, its process, and the folders it was given."""
+
+    url: str
+    process: subprocess.Popen
+    data: Path
+    log: Path
+
+
+@dataclass
+class Guard:
+    """Every request the browser made, and the ones aborted because they were not for the lab."""
+
+    allowed_prefix: str
+    seen: list[str] = field(default_factory=list)
+    blocked: list[str] = field(default_factory=list)
+    sockets: list[str] = field(default_factory=list)
+
+    def only_local(self) -> bool:
+        """Nothing blocked, and every request and WebSocket went to the lab on 127.0.0.1."""
+        sockets = self.allowed_prefix.replace("http://", "ws://", 1)
+        return (not self.blocked and all(u.startswith((self.allowed_prefix, "data:", "blob:")) for u in self.seen)
+                and all(u.startswith(sockets) for u in self.sockets))
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """JupyterLab on the repo with isolated Jupyter dirs, no token, the Binder overrides, and no scripted user."""
+    if not LAB_PYTHON.exists():
+        pytest.skip(f"{LAB_PYTHON} not found: run `make env` first")
+    home = tmp_path_factory.mktemp("jupyter")
+    dirs = {name: home / name for name in ("config", "data", "runtime", "settings", "workspaces", "app-settings")}
+    for folder in dirs.values():
+        folder.mkdir()
+    shutil.copy(REPO / "binder" / "overrides.json", dirs["app-settings"] / "overrides.json")
+    # Never write to the repo: no autosave (a run changes outputs and metadata), and nothing ever clicks Save.
+    docmanager = dirs["settings"] / "@jupyterlab" / "docmanager-extension"
+    docmanager.mkdir(parents=True)
+    (docmanager / "plugin.jupyterlab-settings").write_text(json.dumps({"autosave": False}))
+    env = {k: v for k, v in os.environ.items() if k not in ("LABKIT_SCRIPTED_USER", "MPLBACKEND", "LABKIT_DATA_DIR")}
+    env.update(
+        JUPYTER_CONFIG_DIR=str(dirs["config"]), JUPYTER_DATA_DIR=str(dirs["data"]),
+        JUPYTER_RUNTIME_DIR=str(dirs["runtime"]), JUPYTERLAB_SETTINGS_DIR=str(dirs["settings"]),
+        JUPYTERLAB_WORKSPACES_DIR=str(dirs["workspaces"]), LABKIT_DATA_DIR=str(home / "labkit-data"),
+    )
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    log = home / "jupyterlab.log"
+    command = [
+        str(LAB_PYTHON), "-m", "jupyter", "lab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+        "--ServerApp.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",  # test only, 127.0.0.1
+        f"--ServerApp.root_dir={REPO}", f"--LabApp.app_settings_dir={dirs['app-settings']}",
+    ]
+    with log.open("w") as out:
+        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while not _answers(f"{url}/api/status"):
+        if process.poll() is not None or time.monotonic() > deadline:
+            _stop(process, url)
+            pytest.fail(f"JupyterLab did not start:\n{log.read_text()[-3000:]}")
+        time.sleep(0.5)
+    yield Lab(url, process, home / "labkit-data", log)
+    _stop(process, url)
+
+
+@pytest.fixture
+def guard(lab: Lab) -> Guard:
+    return Guard(lab.url + "/")
+
+
+@pytest.fixture
+def page(lab: Lab, guard: Guard, tmp_path: Path, request: pytest.FixtureRequest):
+    """A fresh Chromium profile whose every request that is not for the lab is aborted and logged."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} not found: `apt-get install chromium` (see .ci/browser.sh)")
+    with sync_api.sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS,
+            viewport={"width": 1400, "height": 1000},
+        )
+
+        def route(route) -> None:
+            target = route.request.url
+            guard.seen.append(target)
+            if target.startswith(guard.allowed_prefix) or target.startswith(("data:", "blob:")):
+                route.continue_()
+            else:
+                guard.blocked.append(target)
+                route.abort()
+
+        context.route("**/*", route)
+        tab = context.pages[0] if context.pages else context.new_page()
+        tab.on("websocket", lambda ws: guard.sockets.append(ws.url))  # not routable: logged and checked instead
+        tab.set_default_timeout(60_000)
+        yield tab
+        if request.node.stash.get(_FAILED, False):
+            SHOTS.mkdir(exist_ok=True)
+            tab.screenshot(path=str(SHOTS / f"FAILED_{request.node.name}.png"))
+        context.close()
+    _delete_kernels(lab.url)  # each test's kernel (and the MCP servers it started) ends with the test
+
+
+@pytest.fixture
+def memory(lab: Lab) -> Iterator["MemoryProbe"]:
+    """Samples the resident memory of the lab's kernels and everything they start, five times a second."""
+    probe = MemoryProbe(lab.process.pid)
+    probe.start()
+    yield probe
+    probe.stop()
+
+
+class MemoryProbe(threading.Thread):
+    """Peak RSS (and PSS) summed over the kernel processes of a Jupyter server and all their descendants."""
+
+    def __init__(self, server_pid: int, every: float = 0.2) -> None:
+        super().__init__(daemon=True)
+        self.server_pid, self.every = server_pid, every
+        self.peak_rss = self.peak_pss = self.peak_processes = 0
+        self.peak_server_rss = 0
+        self._done = threading.Event()
+
+    def run(self) -> None:
+        while not self._done.is_set():
+            tree = _children()
+            kernels = [pid for pid in tree.get(self.server_pid, [])]
+            pids = [pid for kernel in kernels for pid in _descendants(tree, kernel)]
+            rss = sum(_kib(pid, "status", "VmRSS:") for pid in pids)
+            if rss > self.peak_rss:
+                self.peak_rss, self.peak_processes = rss, len(pids)
+            self.peak_pss = max(self.peak_pss, sum(_kib(pid, "smaps_rollup", "Pss:") for pid in pids))
+            self.peak_server_rss = max(self.peak_server_rss, _kib(self.server_pid, "status", "VmRSS:"))
+            self._done.wait(self.every)
+
+    def stop(self) -> None:
+        self._done.set()
+        self.join(5)
+
+    def report(self) -> dict[str, float]:
+        return {"kernel_tree_peak_rss_mb": round(self.peak_rss / 1024, 1),
+                "kernel_tree_peak_pss_mb": round(self.peak_pss / 1024, 1),
+                "processes_at_peak": self.peak_processes,
+                "jupyter_server_peak_rss_mb": round(self.peak_server_rss / 1024, 1)}
+
+
+_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    report = yield
+    if report.when == "call" and report.failed:
+        item.stash[_FAILED] = True
+    return report
+
+
+def _children() -> dict[int, list[int]]:
+    tree: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parent = int(stat[stat.rindex(")") + 2:].split()[1])
+            tree.setdefault(parent, []).append(int(entry.name))
+    return tree
+
+
+def _descendants(tree: dict[int, list[int]], pid: int) -> list[int]:
+    found = [pid]
+    for child in tree.get(pid, []):
+        found += _descendants(tree, child)
+    return found
+
+
+def _kib(pid: int, name: str, key: str) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/{name}").read_text().splitlines():
+            if line.startswith(key):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _answers(url: str, method: str = "GET") -> bool:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, method=method), timeout=5) as response:
+            return response.status < 400
+    except OSError:
+        return False
+
+
+def _delete_kernels(url: str) -> None:
+    try:
+        with urllib.request.urlopen(f"{url}/api/kernels", timeout=5) as response:
+            kernels = json.load(response)
+    except (OSError, ValueError):
+        return
+    for kernel in kernels:
+        _answers(f"{url}/api/kernels/{kernel['id']}", method="DELETE")
+
+
+def _stop(process: subprocess.Popen, url: str) -> None:
+    """Delete the kernels, ask the server to shut down, and kill its process group only as a last resort."""
+    try:
+        _delete_kernels(url)
+        _answers(f"{url}/api/shutdown", method="POST")
+        process.wait(20)
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(10)

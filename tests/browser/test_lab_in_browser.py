@@ -1,0 +1,188 @@
+"""Notebooks 03 and 04 in a real JupyterLab and Chromium: run them, answer the form by clicking, check what renders."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+
+from .conftest import REPO, SHOTS
+
+pytest.importorskip("playwright.sync_api")
+from playwright.sync_api import Locator, Page, expect  # noqa: E402
+
+_DONE = re.compile(r"^\[\d+\]:$")
+
+
+def open_notebook(page: Page, lab_url: str, path: str) -> Locator:
+    """Open `path` alone (`?reset` ignores any saved workspace) and wait for its kernel to be idle."""
+    page.goto(f"{lab_url}/lab/tree/{path}?reset")
+    panel = page.locator(".jp-NotebookPanel").filter(has=page.locator(".jp-Notebook")).first
+    expect(panel).to_be_visible(timeout=90_000)
+    wait_idle(page, 90_000)
+    return panel
+
+
+def wait_idle(page: Page, timeout: float = 60_000) -> None:
+    """Wait for the status bar to say `<kernel> | Idle` (the kernel exists and has nothing to do)."""
+    expect(page.locator(".jp-StatusBar-Widget").get_by_text(re.compile(r"\| Idle$"))).to_be_visible(timeout=timeout)
+
+
+def menu(page: Page, top: str, item: str) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(rf"^{top}$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(rf"^{re.escape(item)}$")).first.click()
+
+
+def run_all(page: Page, panel: Locator, path: str, *, answer: str | None = None, timeout: float = 420,
+            on_form: Callable[[], object] | None = None) -> list[str]:
+    """Clear every output, Run All, click `answer` + Submit in each form that appears; the forms' last words."""
+    code_cells = sum(c["cell_type"] == "code" for c in json.loads((REPO / path).read_text())["cells"])
+    menu(page, "Edit", "Clear Outputs of All Cells")
+    expect(panel.locator(".jp-OutputArea-output")).to_have_count(0)
+    menu(page, "Run", "Run All Cells")
+    answered: list[str] = []
+    deadline, stalled = time.monotonic() + timeout, 0
+    while time.monotonic() < deadline:
+        for form in _open_forms(panel):
+            form.scroll_into_view_if_needed()
+            form.get_by_role("radio", name=answer).check()
+            if on_form is not None and not answered:
+                on_form()
+            form.get_by_role("button", name="Submit").click()
+            expect(form.get_by_role("button", name="Submit")).to_be_disabled()
+            answered.append(form.locator(".widget-label").last.inner_text())
+        prompts = [p.strip() for p in panel.locator(".jp-CodeCell .jp-InputArea-prompt").all_text_contents()]
+        if len(prompts) == code_cells and all(_DONE.match(p) for p in prompts):
+            wait_idle(page)
+            return answered
+        # Run All stops at a cell that raised: nothing queued, the kernel idle, no form waiting.
+        stalled = stalled + 1 if "[*]:" not in prompts and _idle(page) and not _open_forms(panel) else 0
+        if stalled >= 6:
+            pytest.fail(f"{path} stopped after cell {prompts.index('[ ]:')} of {code_cells}: {errors_in(panel)}")
+        page.wait_for_timeout(500)
+    pytest.fail(f"{path} did not finish in {timeout:.0f} s; prompts: {prompts}")
+
+
+def _idle(page: Page) -> bool:
+    return page.locator(".jp-StatusBar-Widget").get_by_text(re.compile(r"\| Idle$")).is_visible()
+
+
+def errors_in(panel: Locator) -> list[str]:
+    return panel.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").all_inner_texts()
+
+
+def shoot(page: Page, name: str, target: Locator | Page | None = None) -> Path:
+    """`screenshots/<name>.png`: the window, or one element scrolled into view."""
+    SHOTS.mkdir(exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    if target is None or target is page:
+        page.screenshot(path=str(path), full_page=True)
+    else:
+        target.first.scroll_into_view_if_needed()
+        target.first.screenshot(path=str(path))
+    return path
+
+
+def _forms(panel: Locator) -> Locator:
+    """The elicitation forms: a VBox holding a Submit button (a `has=` locator is relative, so built from the page)."""
+    return panel.locator(".widget-vbox").filter(has=panel.page.get_by_role("button", name="Submit"))
+
+
+def _cell_of(panel: Locator, inner: str) -> Locator:
+    return panel.locator(".jp-Cell").filter(has=panel.page.locator(inner))
+
+
+def _open_forms(panel: Locator) -> list[Locator]:
+    forms = _forms(panel)
+    return [f for f in forms.all() if f.get_by_role("button", name="Submit").is_enabled()]
+
+
+def _memory_report(memory, notebook: str) -> None:
+    """Write `screenshots/memory_NN.json` and hold the kernel and its servers to the Binder budget."""
+    report = memory.report()
+    (SHOTS / f"memory_{notebook}.json").write_text(json.dumps(report, indent=1))
+    print(f"memory while running notebook {notebook}:", report)
+    assert report["kernel_tree_peak_rss_mb"] <= MEMORY_LIMIT_MB, report
+
+
+ACTORS = ("User", "Host", "Model", "MCP client", "MCP server", "Business system")
+MEMORY_LIMIT_MB = float(os.environ.get("LAB_MEMORY_LIMIT_MB", "600"))  # Binder gives about 2 GB in all
+
+
+def test_03_renders_the_diagram_the_table_and_the_chart(page: Page, lab, guard, memory) -> None:
+    path = "notebooks/03_nineteen_steps.ipynb"
+    panel = open_notebook(page, lab.url, path)
+    answered = run_all(page, panel, path, answer="personal")
+    memory.stop()
+    shoot(page, "03_form_answered", _forms(panel).first)
+    assert answered == ["submitted: {'space': 'personal'}"], "the learner's click answered the form"
+    assert errors_in(panel) == []
+
+    diagram = panel.locator(".jp-RenderedMermaid img").first
+    diagram.scroll_into_view_if_needed()
+    expect(diagram).to_be_visible()
+    svg = unquote(diagram.get_attribute("src") or "")
+    assert svg.startswith("data:image/svg+xml") and "sequence" in svg
+    assert [actor for actor in ACTORS if f">{actor}<" not in svg] == [], "every actor is drawn"
+    assert diagram.evaluate("img => img.complete && img.naturalWidth > 0")
+    shoot(page, "03_mermaid_sequence_diagram", _cell_of(panel, ".jp-RenderedMermaid img"))
+    natural = page.context.new_page()  # the same picture at its own size, to read the arrows
+    width = re.search(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+)', svg)
+    natural.set_content("<body style='margin:0'></body>")
+    natural.evaluate("([src, width]) => { const img = new Image(); img.src = src; img.style.width = width + 'px';"
+                     " document.body.append(img); return img.decode(); }",
+                     [diagram.get_attribute("src"), float(width.group(1)) if width else 2000])
+    shoot(natural, "03_mermaid_full_size", natural)
+    natural.close()
+
+    table = panel.locator("table.dataframe").filter(has_text="render_error_trend").first
+    table.scroll_into_view_if_needed()
+    headers = [h.strip() for h in table.locator("thead th").all_text_contents()]
+    assert {"seq", "round", "from", "to", "kind", "summary"} <= set(headers)
+    assert table.locator("tbody tr").count() >= 30, "one row per event of the run"
+    table.locator("thead").scroll_into_view_if_needed()
+    shoot(page, "03_trace_table", page)
+
+    chart = panel.locator(".jp-RenderedImage img").first
+    chart.scroll_into_view_if_needed()
+    assert chart.evaluate("img => img.complete && img.naturalWidth >= 400"), "the chart PNG loaded"
+    shoot(page, "03_chart", _cell_of(panel, ".jp-RenderedImage img"))
+
+    _memory_report(memory, "03")
+    assert guard.only_local(), (guard.blocked, guard.sockets)
+    assert guard.sockets, "the kernel's WebSocket was seen (and checked)"
+    assert page.locator(".Toastify__toast", has_text=re.compile("news|update", re.I)).count() == 0, "no pop-ups"
+    assert "Saving file" not in lab.log.read_text(), "the test never writes to the repo"
+    # the control: a request that would leave the machine is caught and logged by the same guard
+    assert page.evaluate("() => fetch('https://cdn.jsdelivr.net/npm/mermaid').then(() => 'sent', () => 'aborted')") \
+        == "aborted" and guard.blocked == ["https://cdn.jsdelivr.net/npm/mermaid"]
+
+
+def test_04_the_learner_answers_team_and_the_run_saves_there(page: Page, lab, guard, memory) -> None:
+    path = "notebooks/04_elicitation.ipynb"
+    cells = json.loads((REPO / path).read_text())["cells"]
+    forms = sum("widget_form(" in "".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    started = time.time()
+    panel = open_notebook(page, lab.url, path)
+    answered = run_all(page, panel, path, answer="team", on_form=lambda: shoot(page, "04_form_team_chosen"))
+    memory.stop()
+    assert answered == ["submitted: {'space': 'team'}"] * forms, "every form was answered by a click on team"
+    assert errors_in(panel) == []
+    # the run went on after the click: round 2 completed and the server saved the chart in the team space
+    result = panel.locator(".jp-OutputArea-output").filter(has_text="'path': 'spaces/team/").first
+    expect(result).to_contain_text("'space': 'team'")
+    saved = [p for p in (lab.data / "spaces" / "team").glob("*.png") if p.stat().st_mtime >= started]
+    assert saved and all(p.read_bytes()[:4] == b"\x89PNG" for p in saved)
+    shoot(page, "04_form_answered", _forms(panel).first)
+    shoot(page, "04_saved_in_team_space", _cell_of(panel, ".jp-OutputArea-output:has-text(\"'path': 'spaces/team/\")"))
+    _memory_report(memory, "04")
+    assert guard.only_local(), (guard.blocked, guard.sockets)
+    assert guard.sockets, "the kernel's WebSocket was seen (and checked)"
+    assert page.locator(".Toastify__toast", has_text=re.compile("news|update", re.I)).count() == 0, "no pop-ups"
+    assert "Saving file" not in lab.log.read_text(), "the test never writes to the repo"
