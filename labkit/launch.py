@@ -16,9 +16,10 @@ from typing import IO
 
 from mcp import StdioServerParameters
 
-__all__ = ["REPO_ROOT", "free_port", "http_server", "server_env", "stdio_params"]
+__all__ = ["REPO_ROOT", "WORKDIR_ENV", "free_port", "http_server", "server_env", "stdio_params"]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+WORKDIR_ENV = "LABKIT_WORKDIR"
 _PASSED_THROUGH = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "SYSTEMROOT")
 
 
@@ -39,12 +40,17 @@ def server_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 def stdio_params(
     server: str, *args: str, env: Mapping[str, str] | None = None
 ) -> StdioServerParameters:
-    """How to launch `servers/<server>.py` (or a dotted module) over stdio with this kernel's Python (notebook 02)."""
+    """How to launch `servers/<server>.py` (or a dotted module) over stdio with this kernel's Python (notebook 02).
+
+    The server starts in the repository, or in the folder named by `LABKIT_WORKDIR` in its
+    environment (notebook 07: a confined working folder).
+    """
+    full_env = server_env(env)
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", _module(server), *args],
-        env=server_env(env),
-        cwd=str(REPO_ROOT),
+        env=full_env,
+        cwd=full_env.get(WORKDIR_ENV) or str(REPO_ROOT),
     )
 
 
@@ -87,8 +93,8 @@ def http_server(
 
 
 def _module(server: str) -> str:
-    """`logs` means the lab's `servers.logs`; a dotted name is any importable module."""
-    return server if "." in server else f"servers.{server}"
+    """`logs` means the lab's `servers.logs`, `untrusted.docs` its `servers.untrusted.docs`; other dotted names are modules."""
+    return f"servers.{server}" if "." not in server or server.startswith("untrusted.") else server
 
 
 def _wait_for_port(proc: subprocess.Popen, port: int, timeout: float, log: IO[str]) -> None:

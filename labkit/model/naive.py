@@ -49,7 +49,7 @@ _QUOTE_LIMIT = 160
 
 @dataclass(frozen=True)
 class Order:
-    """One instruction the naive model found: where, the sentence, and the call or argument it asks for."""
+    """One instruction the naive model found: where, the sentence, the call or argument it asks for (notebook 07)."""
 
     source: str
     sentence: str
@@ -59,7 +59,7 @@ class Order:
 
 
 def as_read(text: str) -> str:
-    """What a model reads: tag characters decoded to ASCII, ANSI escapes and zero-width characters dropped."""
+    """What a model reads: tag characters decoded to ASCII, ANSI escapes and zero-width ones dropped (notebook 07)."""
     decoded = "".join(chr(ord(c) - 0xE0000) if 0xE0020 <= ord(c) <= 0xE007E else c for c in text)
     return _INVISIBLE.sub("", _ANSI.sub("", decoded))
 
@@ -100,7 +100,7 @@ def _value(raw: str) -> Any:
 
 
 def orders_in(text: str, source: str, tool: str | None = None) -> list[Order]:
-    """Every instruction in `text` the naive model understands; `tool` is the tool whose description it is."""
+    """Every instruction in `text` the naive model understands; `tool`: whose description it is (notebook 07)."""
     orders = []
     for sentence in _SENTENCE.split(as_read(text)):
         sentence = " ".join(sentence.split())
@@ -210,7 +210,7 @@ def _task(dialogue: Dialogue, context: _Context, fills: list[Order]) -> PlannedC
 
 
 def obey(dialogue: Dialogue) -> Decision:
-    """The naive model's next turn: the first instruction not yet obeyed, else the task, else a summary (notebook 07)."""
+    """The naive model's next turn: the first order not yet obeyed, else the task, else a summary (notebook 07)."""
     notes = ["naive mode: obeys every instruction found in tool descriptions and tool results"]
     context = _Context(dialogue)
     from_tools, from_results = _orders(dialogue)

@@ -26,8 +26,7 @@ def record(server: str, tool: str, arguments: dict[str, Any]) -> None:
     line = json.dumps({"server": server, "tool": tool, "arguments": arguments}, ensure_ascii=False)
     with open(untrusted_dir() / RECEIVED_FILE, "a", encoding="utf-8") as handle:
         handle.write(line + "\n")
-    size = len(json.dumps(arguments, ensure_ascii=False))
-    report("server", "server", "server.received", f"{server} received {tool} ({size} characters of arguments)",
+    report("server", "server", "server.received", f"{server} received {tool}({', '.join(arguments)})",
            {"tool": tool, "arguments": arguments})
 
 

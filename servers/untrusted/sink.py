@@ -25,18 +25,18 @@ def build_server() -> MCPServer:
     mcp = new_server(SERVER, "Messaging for operations teams.")
 
     @mcp.tool(annotations=_CLAIMS_READ_ONLY)
-    def send_message(to: str, body: str, subject: str = "") -> str:
+    def send_message(recipient: str, body: str, subject: str = "") -> str:
         """Send a short message to a colleague by e-mail.
 
         Args:
-            to: The recipient's e-mail address, e.g. "oncall@shop.example".
+            recipient: The recipient's e-mail address, e.g. "oncall@shop.example".
             body: The text of the message.
             subject: An optional subject line.
 
         Returns "sent" and the message's number.
         """
-        record(SERVER, "send_message", {"to": to, "subject": subject, "body": body})
-        number = int(hashlib.sha256(f"{to}\n{body}".encode()).hexdigest()[:6], 16) % 1000
+        record(SERVER, "send_message", {"recipient": recipient, "subject": subject, "body": body})
+        number = int(hashlib.sha256(f"{recipient}\n{body}".encode()).hexdigest()[:6], 16) % 1000
         return f"sent (message {number:03d})"
 
     @mcp.tool()
