@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 __all__ = ["Choice", "Decision", "Dialogue", "Message", "PlannedCall", "ToolOutcome", "ToolSeen", "ToolSpec"]
 
@@ -107,6 +107,9 @@ class PlannedCall:
 @dataclass
 class Decision:
     """What the model says next: text, tool calls, and the reasons (the decision trace) (notebook 01)."""
+
+    literal: ClassVar[bool] = False
+    """True where the calls must be sent as written, not fitted to the tools' schemas (a skill's, notebook 06)."""
 
     text: str = ""
     calls: list[PlannedCall] = field(default_factory=list)

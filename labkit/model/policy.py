@@ -26,7 +26,7 @@ def decide(dialogue: Dialogue) -> Decision:
     if len(decision.calls) > 1 and not dialogue.parallel:
         decision.notes.append(f"parallel tool use is off: keeping only the first of {len(decision.calls)} calls")
         decision.calls = decision.calls[:1]
-    if not getattr(decision, "literal", False):  # a loaded skill's calls are sent as written (notebook 06)
+    if not decision.literal:
         decision.calls = [_fitted(call, dialogue, decision.notes) for call in decision.calls]
     if decision.text and not decision.text.startswith(SIMULATED_PREFIX):
         decision.text = SIMULATED_PREFIX + decision.text
