@@ -15,8 +15,11 @@ $(STAMP): requirements.txt pyproject.toml
 
 env: $(STAMP)
 
+# Root (as in containers) must say so to Jupyter; everyone else gets the plain command.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab notebooks/00_start_here.ipynb
+	$(VENV)/bin/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
 
 test: $(STAMP)
 	$(PY) -m pytest tests
