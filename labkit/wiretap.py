@@ -44,6 +44,8 @@ class TappedTransport:
 
     async def __aenter__(self) -> TransportStreams:
         read, write = await self._inner.__aenter__()
+        # A restarted server appends to the same file: what an earlier connection recorded is not news.
+        self._events_read = self._events_size() if self.server_events is not None else 0
         return _TapRead(read, self), _TapWrite(write, self)
 
     async def __aexit__(
@@ -91,12 +93,19 @@ class TappedTransport:
 
     def record_server_events(self) -> None:
         """Record what the server reported since the last frame (complete lines only)."""
-        if self.server_events is None or not self.server_events.exists():
+        if self.server_events is None or self._events_size() == self._events_read:
             return
         try:
             self._read_server_events()
         except (OSError, ValueError, KeyError) as exc:
             self.record_failure("tap.error", f"could not read the server's events: {type(exc).__name__}: {exc}")
+
+    def _events_size(self) -> int:
+        assert self.server_events is not None
+        try:
+            return self.server_events.stat().st_size
+        except FileNotFoundError:
+            return 0
 
     def _read_server_events(self) -> None:
         assert self.server_events is not None
