@@ -7,8 +7,8 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from labkit.events import Event, Trace
-from labkit.scenarios import run_scenario
+from labkit.lessons import run_scenario
+from labkit.trace import Event, Trace
 
 from .memory import PeakRSS
 

@@ -9,15 +9,15 @@ from typing import Any
 import anthropic
 import httpx2
 import openai
+from labkit.simulator.responses_api import ResponsesAPI
 from mcp_types import Tool
 
-from labkit.events import Trace
-from labkit.model import Conversation, TeachingModel, decide, make_client, select_model, teaching_transport
-from labkit.model.anthropic_api import AnthropicMessages
-from labkit.model.chat_api import ChatCompletions
-from labkit.model.responses_api import ResponsesAPI
-from labkit.modeltap import OFFLINE_KEY
-from labkit.scenarios import TASKS
+from labkit.host import Conversation, select_model
+from labkit.lessons import TASKS, make_client
+from labkit.simulator import TeachingModel, decide, teaching_transport
+from labkit.simulator._anthropic_api import AnthropicMessages
+from labkit.simulator._chat_api import ChatCompletions
+from labkit.trace import OFFLINE_KEY, Trace
 
 from .stats import compare, median_ms, time_interleaved
 

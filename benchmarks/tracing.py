@@ -13,9 +13,8 @@ from mcp import Client
 from mcp.client._memory import InMemoryTransport  # the SDK's own stream transport (private module in 2.3.0)
 from mcp.client.stdio import stdio_client
 
-from labkit.connect import http_transport, memory_transport, stdio_transport
-from labkit.events import Trace
-from labkit.launch import http_server, stdio_params
+from labkit.host import http_server, http_transport, memory_transport, stdio_params, stdio_transport
+from labkit.trace import Trace
 
 from .stats import compare, time_interleaved
 

@@ -16,7 +16,7 @@ import anyio
 from mcp import Client, MCPError
 from mcp_types import CallToolResult, ElicitRequestFormParams, ElicitResult, Implementation, InputRequiredResult
 
-from labkit.launch import http_server
+from labkit.host import http_server
 
 from .stats import percentile
 

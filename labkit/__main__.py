@@ -9,11 +9,9 @@ from pathlib import Path
 
 import anyio
 
-from .diagram_png import save_png
 from .host import ERAS
-from .scenarios import SCENARIO_NAMES, run_scenario
-from .steps import steps_table
-from .views import sequence_diagram, table
+from .lessons import SCENARIO_NAMES, run_scenario
+from .trace import save_png, sequence_diagram, steps_table, table
 
 __all__ = ["main"]
 

@@ -17,7 +17,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, Implementation
 
-from labkit.launch import http_server, stdio_params
+from labkit.host import http_server, stdio_params
 
 __all__ = [
     "CONNECTIONS",

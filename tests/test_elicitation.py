@@ -14,15 +14,18 @@ from mcp.server.mcpserver import AESGCMRequestStateCodec
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, ElicitResult, InputRequiredResult
 
-from labkit.connect import http_transport, stdio_transport
-from labkit.events import Trace
-from labkit.gate import GatePolicy
-from labkit.host import Host, ServerSpec
-from labkit.launch import http_server
-from labkit.model import ToolCall
-from labkit.scenarios import run_scenario
-from labkit.taxonomy import tool_results_sent
-from labkit.users import scripted_form
+from labkit.host import (
+    GatePolicy,
+    Host,
+    ServerSpec,
+    ToolCall,
+    http_server,
+    http_transport,
+    scripted_form,
+    stdio_transport,
+)
+from labkit.lessons import run_scenario, tool_results_sent
+from labkit.trace import Trace
 from servers.charts import QUESTION
 
 TOOL = "render_error_trend"

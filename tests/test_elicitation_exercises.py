@@ -8,9 +8,9 @@ import pytest
 from mcp import Client
 from mcp_types import ElicitResult
 
-from labkit.connect import stdio_transport
-from labkit.events import Trace
-from labkit.exercises import TODO, check
+from labkit.host import stdio_transport
+from labkit.lessons import TODO, check
+from labkit.trace import Trace
 
 ARGS = {"service": "payment-service", "since": "2026-10-29T20:00"}
 TEAM = {"space": ElicitResult(action="accept", content={"space": "team"})}

@@ -12,15 +12,19 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter
 
-from labkit.connect import http_transport, stdio_transport
-from labkit.events import Trace
-from labkit.gate import GatePolicy
-from labkit.host import Host, ServerSpec
-from labkit.launch import http_server
-from labkit.model import Conversation, ToolCall, make_client
-from labkit.model.stamps import MODEL_NAME
-from labkit.scenarios import run_scenario
-from labkit.taxonomy import classify, failure_table, tool_results_sent
+from labkit.host import (
+    Conversation,
+    GatePolicy,
+    Host,
+    ServerSpec,
+    ToolCall,
+    http_server,
+    http_transport,
+    stdio_transport,
+)
+from labkit.lessons import classify, failure_table, make_client, run_scenario, tool_results_sent
+from labkit.simulator import MODEL_NAME
+from labkit.trace import Trace
 
 FAULTY = GatePolicy(auto_approve=frozenset({"sleep_for", "crash_now", "huge_result", "raise_error"}))
 RawRequest = mcp_types.Request[dict[str, Any], str]

@@ -6,7 +6,7 @@ from typing import Any
 
 import mcp_types
 
-from labkit.exercises import check
+from labkit.lessons import check
 
 RawRequest = mcp_types.Request[dict[str, Any], str]
 

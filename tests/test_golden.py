@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from labkit.scenarios import run_scenario
+from labkit.lessons import run_scenario
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "canonical.json"
 _SEALED_STATE = re.compile(r"v1\.[A-Za-z0-9_-]{40,}")

@@ -10,11 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from labkit.events import Trace
-from labkit.gate import GatePolicy
-from labkit.host import Host, ServerSpec
-from labkit.model import Conversation, ToolCall, make_client
-from labkit.scenarios import run_scenario
+from labkit.host import Conversation, GatePolicy, Host, ServerSpec, ToolCall
+from labkit.lessons import make_client, run_scenario
+from labkit.trace import Trace
 
 
 @pytest.fixture(scope="module")

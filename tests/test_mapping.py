@@ -5,8 +5,18 @@ from __future__ import annotations
 import mcp_types
 import pytest
 
-from labkit.mapping import NameMap, convert_tool, convert_tools, drop_nulls, provider_name, strict_schema, to_mcp_call
-from labkit.model import MODEL_NAME, Conversation, make_client
+from labkit.host import (
+    Conversation,
+    NameMap,
+    convert_tool,
+    convert_tools,
+    drop_nulls,
+    provider_name,
+    strict_schema,
+    to_mcp_call,
+)
+from labkit.lessons import make_client
+from labkit.simulator import MODEL_NAME
 
 SCHEMA = {
     "type": "object",

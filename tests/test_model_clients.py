@@ -6,8 +6,10 @@ import anthropic
 import openai
 import pytest
 
-from labkit.model import MODEL_NAME, ModelSelection, make_client, select_model
-from labkit.modeltap import ModelTap
+from labkit.host import ModelSelection, select_model
+from labkit.lessons import make_client
+from labkit.simulator import MODEL_NAME
+from labkit.trace import ModelTap
 
 KEYS = {"ANTHROPIC_API_KEY": "sk-ant-test", "OPENAI_API_KEY": "sk-test"}
 

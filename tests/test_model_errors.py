@@ -6,8 +6,9 @@ import anthropic
 import openai
 import pytest
 
-from labkit.events import Trace
-from labkit.model import MODEL_NAME, make_client
+from labkit.lessons import make_client
+from labkit.simulator import MODEL_NAME
+from labkit.trace import Trace
 
 TOOL_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 ANTHROPIC_TOOLS = [{"name": "get_weather", "description": "Weather for a city.", "input_schema": TOOL_SCHEMA}]

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from labkit.model import MODEL_NAME, Conversation, Dialogue, decide, make_client
-from labkit.model.dialogue import Choice, Message, ToolOutcome, ToolSeen, ToolSpec
-from labkit.model.quoting import quote_chart, quote_query
+from labkit.host import Conversation
+from labkit.lessons import make_client
+from labkit.simulator import MODEL_NAME, Dialogue, decide
+from labkit.simulator._dialogue import Choice, Message, ToolOutcome, ToolSeen, ToolSpec
+from labkit.simulator._quoting import quote_chart, quote_query
 
 WEATHER = ToolSpec(
     "get_weather",

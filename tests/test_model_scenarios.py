@@ -7,8 +7,10 @@ import re
 
 import pytest
 
-from labkit.events import Trace
-from labkit.model import MODEL_NAME, SCENARIOS, Conversation, ToolCall, ToolResult, Turn, make_client
+from labkit.host import Conversation, ToolCall, ToolResult, Turn
+from labkit.lessons import make_client
+from labkit.simulator import MODEL_NAME, SCENARIOS
+from labkit.trace import Trace
 
 QUESTION = "Why did order-service errors rise last night? Make a trend chart."
 VAGUE_QUESTION = "Why did errors rise last night? Make a trend chart."

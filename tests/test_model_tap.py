@@ -7,9 +7,10 @@ import httpx2
 import openai
 import pytest
 
-from labkit.events import Trace
-from labkit.model import MODEL_NAME, Conversation, TeachingModel, TeachingServer, make_client, teaching_transport
-from labkit.modeltap import ModelTap
+from labkit.host import Conversation
+from labkit.lessons import make_client
+from labkit.simulator import MODEL_NAME, TeachingModel, TeachingServer, teaching_transport
+from labkit.trace import ModelTap, Trace
 
 TOOLS = [
     {

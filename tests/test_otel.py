@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from labkit.otel import save_otlp, to_otlp
-from labkit.scenarios import run_scenario
+from labkit.lessons import run_scenario
+from labkit.trace import save_otlp, to_otlp
 
 START = 1_793_318_400_000_000_000  # 2026-10-30T00:00:00Z, so the file is the same on every run
 

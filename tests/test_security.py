@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from labkit.security import ATTACKS, CANARIES, Defences, prepare_lab, run_attack, story
-from labkit.security.hidden import HIDDEN
+from labkit.lessons import ATTACKS, CANARIES, prepare_lab, run_attack, story
+from labkit.security import HIDDEN, Defences
 
 OFF, ON = Defences.none(), Defences.all()
 

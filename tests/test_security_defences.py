@@ -8,33 +8,27 @@ import json
 import pytest
 from mcp import Client
 
-from labkit.connect import stdio_transport
-from labkit.events import Trace
-from labkit.exercise_checks.nb07 import HELD_OUT
-from labkit.gate import GatePolicy
-from labkit.host import Host, ServerSpec
+from labkit.host import GatePolicy, Host, ServerSpec, stdio_transport
+from labkit.lessons import HELD_OUT, TOKEN_CANARY, TOKEN_ENV, benign_tools, false_flags, prepare_lab
 from labkit.security import (
     ApprovalDesk,
     Defences,
+    PathGuard,
     PinStore,
     Shield,
-    benign_tools,
     count_hidden,
-    false_flags,
     fingerprint,
     least_privilege,
     over_broad,
     preflight,
-    prepare_lab,
     render_arguments,
     reveal,
     scan_tool,
     strip_hidden,
+    wrap_untrusted,
 )
-from labkit.security.checks import PathGuard
-from labkit.security.lab import TOKEN_CANARY, TOKEN_ENV
-from labkit.security.pins import PIN_FIELDS
-from labkit.security.results import wrap_untrusted
+from labkit.security._pins import PIN_FIELDS
+from labkit.trace import Trace
 from servers.untrusted import poisoned, rugpull, shadow
 
 LOGS = {"query_errors": "logs", "read_file": "files", "send_message": "sink", "environment": "files"}

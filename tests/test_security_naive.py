@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from labkit.model import Dialogue, decide
-from labkit.model.dialogue import Message, ToolOutcome, ToolSeen, ToolSpec
-from labkit.model.naive import NAIVE_SCENARIO, as_read, orders_in
+from labkit.simulator import NAIVE_SCENARIO, Dialogue, decide
+from labkit.simulator._dialogue import Message, ToolOutcome, ToolSeen, ToolSpec
+from labkit.simulator._naive import as_read, orders_in
 from servers.untrusted import docs, poisoned
 
 READER = ToolSpec("files__read_file", "Read a text file.",

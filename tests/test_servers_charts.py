@@ -10,9 +10,8 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, ElicitResult, InputRequiredResult
 
-from labkit.connect import stdio_transport
-from labkit.events import Trace
-from labkit.launch import http_server
+from labkit.host import http_server, stdio_transport
+from labkit.trace import Trace
 from servers.charts import QUESTION
 from tests.servers_helpers import (
     CONNECTIONS,

@@ -10,7 +10,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import stdio_client
 
-from labkit.launch import stdio_params
+from labkit.host import stdio_params
 from servers.systems.log_store import LAST_NIGHT, NOW
 from tests.servers_helpers import (
     LabServer,

@@ -4,22 +4,20 @@ from __future__ import annotations
 
 import pytest
 
-from labkit.guards import LocalToolResult
-from labkit.model import Dialogue, decide
-from labkit.model.dialogue import Message, ToolOutcome, ToolSeen, ToolSpec
-from labkit.model.skill_policy import choose_skill, read_catalog, read_method
+from labkit.host import LocalToolResult
+from labkit.lessons import SKILLS_DIR
+from labkit.simulator import Dialogue, choose_skill, decide, read_catalog, read_method
+from labkit.simulator._dialogue import Message, ToolOutcome, ToolSeen, ToolSpec
 from labkit.skills import (
-    SKILLS_DIR,
     SkillError,
     SkillLibrary,
     SkillLoader,
     check_python_source,
-    estimate_tokens,
     load_skill,
     parse_skill,
     workspace_tools,
 )
-from labkit.events import Trace
+from labkit.trace import Trace, estimate_tokens
 
 GOOD = "---\nname: plan-questions\ndescription: Answer questions about plans.\n---\n# Body\n"
 

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from labkit.events import Trace
-from labkit.skills import (
+from labkit.host import scripted_answers, scripted_form
+from labkit.lessons import (
     SKILLS_DIR,
-    SkillLibrary,
     context_ledger,
     context_table,
-    estimate_tokens,
     run_with_skills,
     scripted_approver,
     upfront_table,
-    workspace_tools,
 )
-from labkit.users import scripted_answers, scripted_form
+from labkit.skills import SkillLibrary, workspace_tools
+from labkit.trace import Trace, estimate_tokens
 
 LIBRARY = SkillLibrary.from_folders(SKILLS_DIR)
 WITH_UNTRUSTED = SkillLibrary.from_folders(SKILLS_DIR, SKILLS_DIR / "untrusted")

@@ -13,12 +13,8 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitResult
 
-from labkit.connect import http_transport, memory_transport, stdio_transport
-from labkit.diagram_png import save_png
-from labkit.events import Trace
-from labkit.launch import http_server, stdio_params
-from labkit.views import pretty, select, sequence_diagram, table
-from labkit.wiretap import TappedTransport
+from labkit.host import http_server, http_transport, memory_transport, stdio_params, stdio_transport
+from labkit.trace import TappedTransport, Trace, pretty, save_png, select, sequence_diagram, table
 from tests.toy_server import build_server
 
 TOY = "tests.toy_server"

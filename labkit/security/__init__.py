@@ -1,66 +1,31 @@
 """The host's defences against untrusted MCP servers (notebook 07), each a switchable `Guard` or launch policy.
 
-- `scanner`: rules over every string of a definition and the server's instructions (`ScanGuard`);
-- `pins`: a SHA-256 pin per tool definition, kept on disk; a new or changed tool waits for a person (`PinGuard`);
-- `checks`: untrusted annotations ignored, withheld tools blocked, paths kept in the workspace, secrets kept in;
-- `results`: hidden characters stripped, untrusted results wrapped as data, and the taint they leave;
-- `approval`: the person at the host, shown the full arguments (an ipywidgets form, or a scripted user in CI);
-- `lab`: the fake home with the canary key, the workspace, and least-privilege vs over-broad launches;
-- `shield`: `Defences` (which are on) and `Shield` (a `Host` built with them);
-- `attacks` and `report`: the planted attacks, run with the naive model, and their stories;
-- `preflight`: the five questions to ask before going live, answered with evidence;
-- `benign`: the benign set the scanner must not flag.
+- `_scanner`: rules over every string of a definition and the server's instructions (`ScanGuard`);
+- `_pins`: a SHA-256 pin per tool definition, kept on disk; a new or changed tool waits for a person (`PinGuard`);
+- `_checks`: untrusted annotations ignored, withheld tools blocked, paths kept in the workspace, secrets kept in;
+- `_results`: hidden characters stripped, untrusted results wrapped as data, and the taint they leave;
+- `_approval`: the person at the host, shown the full arguments (an ipywidgets form, or a scripted user in CI);
+- `_confine`: the lab folder (fake home, workspace, sandbox) and least-privilege vs over-broad launches;
+- `_shield`: `Defences` (which are on) and `Shield` (a `Host` built with them);
+- `_preflight`: the five questions to ask before going live, answered with evidence.
+The attacks, their stories and the benign set are lesson material: `labkit.lessons`.
 """
 
-from .approval import ApprovalDesk, careful_user, render_arguments
-from .attacks import ATTACKS, Attack, AttackRun, run_attack
-from .benign import benign_tools, false_flags
-from .hidden import count_hidden, readable, reveal, strip_hidden
-from .lab import CANARIES, GroundTruth, LabFolder, least_privilege, over_broad, prepare_lab
-from .pins import PinGuard, PinStore, fingerprint, trust_on_first_use
-from .preflight import QUESTIONS, answers_table, preflight
-from .report import outcomes, story
-from .scanner import RULES, Finding, Rule, ScanGuard, findings_table, scan_text, scan_tool
-from .shield import DEFENCES, TRUSTED_SERVERS, Defences, Shield
+from ._approval import ApprovalDesk, ApprovalRequest, approve_all, careful_user, render_arguments
+from ._checks import EgressGuard, HintsGuard, PathGuard, WithheldGuard, host_secrets
+from ._confine import LabFolder, least_privilege, over_broad
+from ._hidden import HIDDEN, count_hidden, readable, reveal, strip_hidden
+from ._pins import PinApprover, PinGuard, PinStore, fingerprint, trust_on_first_use
+from ._preflight import QUESTIONS, answers_table, preflight
+from ._results import TaintGuard, UntrustedResults, wrap_untrusted
+from ._scanner import RULES, Finding, Rule, ScanGuard, findings_table, scan_text, scan_tool, texts_of
+from ._shield import DEFENCES, TRUSTED_SERVERS, Defences, Shield
 
 __all__ = [
-    "ATTACKS",
-    "CANARIES",
-    "DEFENCES",
-    "QUESTIONS",
-    "RULES",
-    "TRUSTED_SERVERS",
-    "ApprovalDesk",
-    "Attack",
-    "AttackRun",
-    "Defences",
-    "Finding",
-    "GroundTruth",
-    "LabFolder",
-    "PinGuard",
-    "PinStore",
-    "Rule",
-    "ScanGuard",
-    "Shield",
-    "answers_table",
-    "benign_tools",
-    "careful_user",
-    "count_hidden",
-    "false_flags",
-    "findings_table",
-    "fingerprint",
-    "least_privilege",
-    "outcomes",
-    "over_broad",
-    "preflight",
-    "prepare_lab",
-    "readable",
-    "render_arguments",
-    "reveal",
-    "run_attack",
-    "scan_text",
-    "scan_tool",
-    "story",
-    "strip_hidden",
-    "trust_on_first_use",
+    "DEFENCES", "HIDDEN", "QUESTIONS", "RULES", "TRUSTED_SERVERS", "ApprovalDesk", "ApprovalRequest", "Defences",
+    "EgressGuard", "Finding", "HintsGuard", "LabFolder", "PathGuard", "PinApprover", "PinGuard", "PinStore", "Rule",
+    "ScanGuard", "Shield", "TaintGuard", "UntrustedResults", "WithheldGuard", "answers_table", "approve_all",
+    "careful_user", "count_hidden", "findings_table", "fingerprint", "host_secrets", "least_privilege", "over_broad",
+    "preflight", "readable", "render_arguments", "reveal", "scan_text", "scan_tool", "strip_hidden", "texts_of",
+    "trust_on_first_use", "wrap_untrusted",
 ]

@@ -1,0 +1,56 @@
+"""The host: it starts or reaches MCP servers, offers their tools to a model, and decides every call.
+
+`Host` holds one MCP client per server (`ServerSpec`: a lab server, any stdio command, an HTTP URL,
+or a whole `mcpServers` config with `Host.from_config`), runs the model loop and checks the answer
+before delivery; the gate, the guards and the audit decide and record each call. The user's side
+(forms, scripted users), the MCP→provider tool mapping and the real SDK model clients live here too.
+This wing imports `labkit.trace` only: never the simulator, never the lab's servers.
+"""
+
+from ._audit import AuditEntry, AuditLog, argument_hash
+from ._config import CONFIG_KEYS, load_config, specs_from_config
+from ._conversation import Conversation, ToolCall, ToolResult, Turn
+from ._gate import Approver, GateDecision, GatePolicy, check_call, deny_all, needs_approval
+from ._guards import Guard, LocalTool, LocalToolResult
+from ._host import ERAS, HOST_INFO, Asker, Elicitor, Host, RunResult
+from ._launch import (
+    REPO_ROOT,
+    TRANSPORTS,
+    WORKDIR_ENV,
+    ServerSpec,
+    free_port,
+    http_server,
+    server_env,
+    stdio_params,
+)
+from ._mapping import (
+    Api,
+    ConvertedTool,
+    McpCall,
+    NameMap,
+    convert_tool,
+    convert_tools,
+    drop_nulls,
+    provider_name,
+    strict_schema,
+    to_mcp_call,
+    wire_tool,
+)
+from ._model_clients import ENV_VAR, ModelSelection, Provider, model_client, select_model
+from ._pool import HOST_SERVER, Route, ServerPool
+from ._router import ToolRouter, result_as_data, truncate
+from ._start_errors import ServerStartError
+from ._transports import http_transport, memory_transport, stdio_transport
+from ._user import SCRIPTED_USER_ENV, scripted_answers, scripted_form, scripted_user_active, widget_form
+
+__all__ = [
+    "CONFIG_KEYS", "ENV_VAR", "ERAS", "HOST_INFO", "HOST_SERVER", "REPO_ROOT", "SCRIPTED_USER_ENV", "TRANSPORTS",
+    "WORKDIR_ENV", "Api", "Approver", "Asker", "AuditEntry", "AuditLog", "Conversation", "ConvertedTool", "Elicitor",
+    "GateDecision", "GatePolicy", "Guard", "Host", "LocalTool", "LocalToolResult", "McpCall", "ModelSelection",
+    "NameMap", "Provider", "Route", "RunResult", "ServerPool", "ServerSpec", "ServerStartError", "ToolCall",
+    "ToolResult", "ToolRouter", "Turn", "argument_hash", "check_call", "convert_tool", "convert_tools", "deny_all",
+    "drop_nulls", "free_port", "http_server", "http_transport", "load_config", "memory_transport", "model_client",
+    "needs_approval", "provider_name", "result_as_data", "scripted_answers", "scripted_form", "scripted_user_active",
+    "select_model", "server_env", "specs_from_config", "stdio_params", "stdio_transport", "strict_schema",
+    "to_mcp_call", "truncate", "widget_form", "wire_tool",
+]

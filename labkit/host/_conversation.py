@@ -1,0 +1,101 @@
+"""One host-side conversation that drives Anthropic Messages, OpenAI Chat or OpenAI Responses alike."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._dialects import DIALECTS, ToolCall, ToolResult
+from ._mapping import Api, convert_tools
+
+__all__ = ["Conversation", "ToolCall", "ToolResult", "Turn"]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """The model's reply: text, proposed tool calls (MCP names), why it stopped, and the SDK object (notebook 01)."""
+
+    text: str
+    tool_calls: list[ToolCall]
+    stop_reason: str | None
+    response_id: str
+    raw: Any = field(repr=False, default=None)
+
+
+class Conversation:
+    """The history, the tools and the tool-result shapes for one API; `await ask()` sends one turn (notebook 01).
+
+    `tool_choice` is "auto", "required" (or "any"), "none", or an MCP tool name to force. With
+    `strict=True` OpenAI tools use strict schemas and nulls in the arguments are dropped. With
+    `stateful=True` (Responses only) each turn sends just the new items and `previous_response_id`.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        model: str,
+        tools: list[Any],
+        system: str | None = None,
+        tool_choice: str = "auto",
+        *,
+        api: Api | None = None,
+        strict: bool = False,
+        parallel: bool = True,
+        stateful: bool = False,
+        max_tokens: int = 1024,
+    ) -> None:
+        self.client = client
+        self.model = model
+        self.api: Api = api or ("anthropic" if type(client).__module__.startswith("anthropic") else "chat")
+        self.system = system
+        self.strict = strict
+        self.stateful = stateful and self.api == "responses"
+        self.max_tokens = max_tokens
+        self.converted, self.names = convert_tools(tools, self.api, strict=strict)
+        self.history: list[Any] = [{"role": "system", "content": system}] if system and self.api == "chat" else []
+        self._dialect = DIALECTS[self.api]
+        self._choice = self._dialect.choice(tool_choice, self.names, parallel) if tools else {}
+        self._previous_id: str | None = None
+        self._unsent: list[Any] = []
+
+    @property
+    def report(self) -> list[dict[str, str]]:
+        """What each tool conversion kept, changed or dropped (for a pandas table)."""
+        return [row for tool in self.converted for row in tool.report]
+
+    def add_user(self, text: str) -> None:
+        self._append([{"role": "user", "content": text}])
+
+    def add_tool_results(self, results: list[ToolResult]) -> None:
+        """Write results back in the API's required shape (one user message / one tool message each / items)."""
+        self._append(self._dialect.results(results))
+
+    async def ask(self) -> Turn:
+        response = await self._send()
+        text, calls, stop_reason, assistant = self._dialect.read(response, self.names, self.strict)
+        self.history.extend(assistant)
+        self._unsent = []
+        self._previous_id = response.id if self.stateful else None
+        return Turn(text, calls, stop_reason, response.id, response)
+
+    def _append(self, items: list[Any]) -> None:
+        self.history.extend(items)
+        self._unsent.extend(items)
+
+    async def _send(self) -> Any:
+        tools = [t.definition for t in self.converted]
+        options: dict[str, Any] = {"model": self.model, **self._choice} | ({"tools": tools} if tools else {})
+        if self.api == "anthropic":
+            system = {"system": self.system} if self.system else {}
+            return await self.client.messages.create(
+                max_tokens=self.max_tokens, messages=self.history, **system, **options
+            )
+        if self.api == "chat":
+            return await self.client.chat.completions.create(messages=self.history, **options)
+        instructions = {"instructions": self.system} if self.system else {}
+        state = (
+            {"previous_response_id": self._previous_id, "input": self._unsent}
+            if self._previous_id
+            else {"input": self.history}
+        )
+        return await self.client.responses.create(**state, **instructions, **options)

@@ -1,0 +1,187 @@
+"""Which servers the host can start or reach (`ServerSpec`), and how: stdio parameters, HTTP children, supervised."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from mcp import StdioServerParameters
+
+from ._start_errors import ServerStartError, StartRecord
+
+__all__ = [
+    "REPO_ROOT", "TRANSPORTS", "WORKDIR_ENV", "ServerSpec", "free_port", "http_server", "server_env", "stdio_params",
+]
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+WORKDIR_ENV = "LABKIT_WORKDIR"
+TRANSPORTS = ("stdio", "http")
+_PASSED_THROUGH = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "SYSTEMROOT")
+_SUPERVISOR = str(Path(__file__).with_name("_supervisor.py"))
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """A server the host connects to (notebook 02): a lab server by name, any stdio command, or an HTTP URL.
+
+    - `ServerSpec("logs")`: the lab's `servers/logs.py` over stdio (`transport="http"`: started on 127.0.0.1);
+    - `ServerSpec("time", command="mcp-server-time", args=("--local-timezone", "UTC"))`: any program;
+    - `ServerSpec("remote", url="http://127.0.0.1:8000/mcp", headers={...})`: a running Streamable HTTP server.
+    """
+
+    name: str
+    transport: str = "stdio"
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    command: str | None = None
+    cwd: str | None = None
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "args", tuple(self.args))
+        if self.url is not None:
+            object.__setattr__(self, "transport", "http")
+        if self.transport not in TRANSPORTS:
+            raise ValueError(f"server {self.name!r}: transport must be one of {', '.join(TRANSPORTS)}, "
+                             f"not {self.transport!r}")
+        if self.url is not None and self.command is not None:
+            raise ValueError(f"server {self.name!r}: give a command or a url, not both")
+        if self.command is not None and self.transport == "http":
+            raise ValueError(f"server {self.name!r}: a command is started over stdio; to use HTTP, start it "
+                             "yourself and give its url")
+
+    @property
+    def lab_server(self) -> bool:
+        """True for the lab's own `servers/<name>.py`."""
+        return self.command is None and self.url is None
+
+    def command_line(self) -> list[str]:
+        """What is run: the lab server's module with this Python, or the command as given."""
+        if self.command is not None:
+            return [self.command, *self.args]
+        return [sys.executable, "-m", _module(self.name), *self.args]
+
+    def describe(self) -> str:
+        return self.url if self.url is not None else shlex.join(self.command_line())
+
+
+def server_env(spec: ServerSpec) -> dict[str, str]:
+    """The environment a server starts with: a short allow-list, never API keys, plus what its spec names (notebook 02).
+
+    Lab servers also get the `LABKIT_*` variables (data folder, sealing key), so that every server of a
+    run sees the same business systems; a command from elsewhere gets only its own `env`.
+    """
+    env = {k: os.environ[k] for k in _PASSED_THROUGH if k in os.environ}
+    if spec.lab_server:
+        env.update({k: v for k, v in os.environ.items() if k.startswith("LABKIT_")})
+        env["PYTHONPATH"] = str(REPO_ROOT)
+        env["PYTHONUNBUFFERED"] = "1"
+    env.update(spec.env)
+    return env
+
+
+def _as_spec(server: ServerSpec | str, args: tuple[str, ...], env: Mapping[str, str] | None) -> ServerSpec:
+    if isinstance(server, ServerSpec):
+        return server
+    return ServerSpec(server, args=args, env=dict(env or {}))
+
+
+def stdio_params(
+    server: ServerSpec | str, *args: str, env: Mapping[str, str] | None = None, record: StartRecord | None = None,
+) -> StdioServerParameters:
+    """How to launch a server over stdio: `servers/<server>.py` with this kernel's Python, or a spec (notebook 02).
+
+    It runs under a small supervisor that stops it when the host dies and notes its exit status in
+    `record`. A lab server starts in the repository, or in the folder named by `LABKIT_WORKDIR`.
+    """
+    spec = _as_spec(server, args, env)
+    full_env = server_env(spec)
+    cwd = spec.cwd or full_env.get(WORKDIR_ENV) or (str(REPO_ROOT) if spec.lab_server else None)
+    status = str(record.status_file) if record is not None else os.devnull
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-I", "-S", _SUPERVISOR, status, "--", *spec.command_line()],
+        env=full_env,
+        cwd=cwd,
+        encoding_error_handler="replace",
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def http_server(
+    server: ServerSpec | str,
+    *args: str,
+    port: int | None = None,
+    env: Mapping[str, str] | None = None,
+    start_timeout: float = 20.0,
+    errlog: IO[str] | None = None,
+) -> Iterator[str]:
+    """Run `servers/<server>.py --http` in a supervised child process; yields its URL (notebook 02).
+
+    The child is stopped (SIGTERM, then SIGKILL) when the block ends, whatever happened inside, and
+    it stops by itself if this process dies.
+    """
+    spec = _as_spec(server, args, env)
+    port = port or free_port()
+    log = errlog or tempfile.TemporaryFile(mode="w+")
+    with tempfile.TemporaryDirectory(prefix="labkit-start-") as folder:
+        record = StartRecord(spec, Path(folder) / "status.json", log)
+        command = [*spec.command_line(), "--http", "--port", str(port)]
+        proc = subprocess.Popen(
+            [sys.executable, "-I", "-S", _SUPERVISOR, str(record.status_file), "--", *command],
+            env=server_env(spec), cwd=str(REPO_ROOT), stdout=subprocess.DEVNULL, stderr=log,
+        )
+        try:
+            _wait_for_port(proc, port, start_timeout, record)
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            _stop(proc)
+            if errlog is None:
+                log.close()
+
+
+def _module(server: str) -> str:
+    """`logs` means the lab's `servers.logs`, `untrusted.docs` its `servers.untrusted.docs`; other dotted names are modules."""
+    return f"servers.{server}" if "." not in server or server.split(".")[0] in ("untrusted", "attacks") else server
+
+
+def _wait_for_port(proc: subprocess.Popen, port: int, timeout: float, record: StartRecord) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise ServerStartError.from_record(record, "before listening on its port")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    _stop(proc)
+    raise ServerStartError.from_record(record, f"it did not listen on 127.0.0.1:{port} within {timeout:.0f} s")
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

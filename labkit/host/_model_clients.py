@@ -1,0 +1,94 @@
+"""Real `anthropic` / `openai` SDK clients, pointed at a real model or at an offline endpoint, always tapped."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import httpx2
+
+from ..trace import OFFLINE_KEY, SIMULATED_MODEL, ModelTap, Trace
+
+__all__ = ["ENV_VAR", "ModelSelection", "Provider", "model_client", "select_model"]
+
+Provider = Literal["anthropic", "openai"]
+ENV_VAR = "LABKIT_MODEL"
+_KEY_VARS: dict[str, str] = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+_OFFLINE_HOST = "http://teaching-model.invalid"  # .invalid never resolves: nothing can leak to a real host
+_VERSION_PREFIX: dict[str, str] = {"anthropic": "", "openai": "/v1"}  # OpenAI's base URL carries /v1, Anthropic's not
+
+
+@dataclass(frozen=True)
+class ModelSelection:
+    """Which model a provider's client talks to: the simulator, or a real one named in `LABKIT_MODEL` (notebook 00)."""
+
+    provider: Provider
+    model: str
+    live: bool
+
+
+def select_model(provider: Provider | None = None, env: Mapping[str, str] | None = None) -> ModelSelection:
+    """Read `LABKIT_MODEL=anthropic:<model>` or `openai:<model>`; unset, all clients are simulated (notebook 00)."""
+    env = os.environ if env is None else env
+    setting = env.get(ENV_VAR, "").strip()
+    if not setting:
+        return ModelSelection(provider or "anthropic", SIMULATED_MODEL, live=False)
+    chosen, _, model = setting.partition(":")
+    if chosen not in _KEY_VARS or not model:
+        raise ValueError(f"{ENV_VAR}={setting!r}: expected 'anthropic:<model>' or 'openai:<model>'")
+    if provider and provider != chosen:
+        return ModelSelection(provider, SIMULATED_MODEL, live=False)
+    if not env.get(_KEY_VARS[chosen]):
+        raise ValueError(f"{ENV_VAR}={setting!r} needs {_KEY_VARS[chosen]} to be set")
+    return ModelSelection(chosen, model, live=True)  # type: ignore[arg-type]
+
+
+def model_client(
+    provider: Provider | None = None,
+    *,
+    trace: Trace | None = None,
+    sync: bool = False,
+    scenario: str | None = None,
+    offline: Any = None,
+    base_url: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Any:
+    """A real SDK client (`AsyncAnthropic`/`AsyncOpenAI`, or sync) recording into `trace` (notebook 00).
+
+    With a real model selected it talks to the provider. Offline it talks to `base_url` over HTTP,
+    or through `offline`, an httpx2 transport that answers as a model (the lab passes the simulator's,
+    so the host reaches the simulated model only the way it would reach a provider); `scenario`
+    becomes the `x-teaching-scenario` header.
+    """
+    env = os.environ if env is None else env
+    selection = select_model(provider, env)
+    trace = trace if trace is not None else Trace()
+    network = httpx2.HTTPTransport if sync else httpx2.AsyncHTTPTransport
+    if selection.live:
+        inner: Any = network()
+        options: dict[str, Any] = {"api_key": env[_KEY_VARS[selection.provider]]}
+    else:
+        if offline is None and base_url is None:
+            raise ValueError("no model is selected (LABKIT_MODEL is unset): pass base_url= or an offline transport")
+        inner = network() if base_url else offline
+        options = {
+            "api_key": OFFLINE_KEY,
+            "base_url": (base_url or _OFFLINE_HOST) + _VERSION_PREFIX[selection.provider],
+            "max_retries": 0,
+            "_strict_response_validation": True,
+            "default_headers": {"x-teaching-scenario": scenario} if scenario else None,
+        }
+    http_client = (httpx2.Client if sync else httpx2.AsyncClient)(transport=ModelTap(inner, trace))
+    return _client_class(selection.provider, sync)(http_client=http_client, **options)
+
+
+def _client_class(provider: Provider, sync: bool) -> type:
+    if provider == "anthropic":
+        import anthropic
+
+        return anthropic.Anthropic if sync else anthropic.AsyncAnthropic
+    import openai
+
+    return openai.OpenAI if sync else openai.AsyncOpenAI

@@ -1,0 +1,182 @@
+"""Carrying the model's tool calls: gate, guards, send with a timeout, and the result written back as data."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import re
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import anyio
+from mcp import InputRequiredRoundsExceededError
+from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED, CallToolResult
+
+from ..trace import Trace
+from ._audit import AuditEntry, AuditLog, argument_hash
+from ._conversation import ToolCall, ToolResult
+from ._gate import GatePolicy, check_call
+from ._pool import HOST_SERVER, Route, ServerPool
+
+__all__ = ["ToolRouter", "result_as_data", "truncate"]
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]|\x1b\[[0-9;]*[A-Za-z]")
+
+
+def result_as_data(result: CallToolResult) -> str:
+    """What the model is shown of a tool result: its structured data as JSON when there is any,
+    else its text; control characters stripped; images named, not inlined (notebook 02)."""
+    if result.structured_content is not None and not result.is_error:
+        return json.dumps(result.structured_content, ensure_ascii=False)
+    parts = []
+    for block in result.content:
+        if block.type == "text":
+            parts.append(_CONTROL.sub("", block.text))
+        elif block.type == "image":
+            size = len(base64.b64decode(block.data))
+            parts.append(f"[{block.mime_type} image, {size} bytes, kept by the host]")
+    return "\n".join(parts)
+
+
+def truncate(text: str, limit: int) -> str:
+    """Cut a result to `limit` characters with a marker the model (and the learner) can see (notebook 05)."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n[truncated by the host: {limit} of {len(text)} characters shown]"
+
+
+class ToolRouter:
+    """Carries each proposed call through the gate, the guards and the server, and audits it (notebook 03)."""
+
+    def __init__(
+        self, trace: Trace, audit: AuditLog, policy: GatePolicy, pool: ServerPool, *,
+        call_timeout: float, max_result_chars: int,
+    ) -> None:
+        self.trace = trace
+        self.audit = audit
+        self.policy = policy
+        self.pool = pool
+        self.call_timeout = call_timeout
+        self.max_result_chars = max_result_chars
+        self.succeeded: set[str] = set()
+        self._deadline: anyio.CancelScope | None = None
+
+    async def execute(self, call: ToolCall) -> ToolResult:
+        route = self.pool.route(call.name)
+        if call.error is not None:
+            return self._refuse(call, route, "malformed", f"the arguments were not valid JSON: {call.error}", None)
+        arguments = call.arguments or {}
+        decision = await check_call(route.server, route.tool, call.name, arguments, self.policy)
+        reasons = list(decision.reasons)
+        blocked = await self._guard_block(route, call.name, arguments) if decision.allowed else None
+        if blocked:
+            reasons.append(blocked)
+        summary = decision.summary if not blocked else f"blocked: {blocked}"
+        self.trace.record(
+            "host", "host", "host.gate", f"gate {call.name}: {summary}", ref=call.id, name=call.name,
+            payload={"server": route.server, "arguments": arguments, "reasons": reasons},
+        )
+        if not decision.allowed or blocked:
+            refusal = "denied" if decision.approval == "refused" else "blocked"
+            return self._refuse(call, route, refusal, "; ".join(reasons), arguments)
+        verdict = "allowed" if decision.approval == "not needed" else f"allowed ({decision.approval})"
+        # An approval the model wrote itself carries no weight, so it is not passed on either.
+        sent = {k: v for k, v in arguments.items() if k not in decision.ignored_fields}
+        return await self._send(call, route, sent, verdict)
+
+    async def _guard_block(self, route: Route, name: str, arguments: dict[str, Any]) -> str | None:
+        for guard in self.pool.guards:
+            reason = await guard.on_call(route.server, route.tool, name, arguments)
+            if reason:
+                return reason
+        return None
+
+    async def _send(self, call: ToolCall, route: Route, arguments: dict[str, Any], verdict: str) -> ToolResult:
+        started = time.monotonic()
+        try:
+            text, is_error = await self._invoke(route, arguments)
+        except MCPError as error:
+            outcome = f"protocol error {error.error.code}"
+            text = await self._explain(call.name, route, error)
+            self.trace.record("host", "host", "host.error", f"{outcome} handled by the host: {error.error.message}",
+                              ref=call.id, name=call.name, payload=error.error.model_dump(mode="json"))
+            return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, text, True))
+        except InputRequiredRoundsExceededError as error:
+            text = f"The host stopped {call.name}: the server kept asking for more input ({error})."
+            self.trace.record("host", "host", "host.error", text, ref=call.id, name=call.name)
+            return self._audited(call, route, arguments, verdict, "input rounds exceeded", started,
+                                 ToolResult(call.id, text, True))
+        except TimeoutError:
+            text = f"The host stopped waiting for {call.name} after {self.call_timeout:g} s."
+            self.trace.record("host", "host", "host.error", text, ref=call.id, name=call.name)
+            return self._audited(call, route, arguments, verdict, "timeout", started, ToolResult(call.id, text, True))
+        if not is_error:
+            self.succeeded.add(call.name)
+        for guard in self.pool.guards:
+            text = guard.on_result(route.server, call.name, text, is_error)
+        shown = truncate(text, self.max_result_chars)
+        if shown != text:
+            self.trace.record("host", "host", "host.truncate", shown[shown.rfind("[truncated"):], ref=call.id, name=call.name)
+        outcome = "isError" if is_error else "ok"
+        return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, shown, is_error))
+
+    async def _invoke(self, route: Route, arguments: dict[str, Any]) -> tuple[str, bool]:
+        if route.server == HOST_SERVER:
+            local = self.pool.local.get(route.tool_name)
+            if local is None:
+                return f"No tool is called {route.tool_name}. Tools you can use: {', '.join(self.pool.names)}.", True
+            answer = await local.handler(arguments)
+            return answer.text, answer.is_error
+        client = self.pool.client(route.server)
+        # Cancelling the call makes the SDK tell the server (notifications/cancelled) before it gives up.
+        with anyio.CancelScope(deadline=anyio.current_time() + self.call_timeout) as scope:
+            self._deadline = scope
+            result = await client.call_tool(route.tool_name, arguments)
+        self._deadline = None
+        if scope.cancelled_caught:
+            raise TimeoutError
+        return result_as_data(result), result.is_error
+
+    @contextmanager
+    def user_time(self) -> Iterator[None]:
+        """While a person answers a form, the call's clock stops: their time is not the server's (notebook 04)."""
+        scope = self._deadline
+        if scope is None:
+            yield
+            return
+        remaining = scope.deadline - anyio.current_time()
+        scope.deadline = math.inf
+        try:
+            yield
+        finally:
+            scope.deadline = anyio.current_time() + remaining
+
+    async def _explain(self, name: str, route: Route, error: MCPError) -> str:
+        # The model cannot repair a protocol error, so it gets the host's account, not the JSON-RPC error.
+        if error.error.code == CONNECTION_CLOSED:
+            await self.pool.restart(route.server)
+            return f"The {route.server} server stopped during {name}; the host restarted it. The call did not complete."
+        if error.error.message.startswith("Unknown tool"):
+            return f"The host could not run {name}: no server offers a tool by that name. " \
+                   f"Tools you can use: {', '.join(self.pool.names)}."
+        return f"The host could not run {name}: the server refused the request, and the host has dealt with it."
+
+    def _refuse(
+        self, call: ToolCall, route: Route, decision: str, why: str, arguments: dict[str, Any] | None
+    ) -> ToolResult:
+        self.audit.add(AuditEntry(self.trace.round, route.server, call.name, argument_hash(arguments), decision,
+                                  "not sent"))
+        return ToolResult(call.id, f"The host did not run {call.name}: {why}.", True)
+
+    def _audited(
+        self, call: ToolCall, route: Route, arguments: dict[str, Any], decision: str, outcome: str,
+        started: float, result: ToolResult,
+    ) -> ToolResult:
+        latency = round((time.monotonic() - started) * 1000, 1)
+        self.audit.add(AuditEntry(self.trace.round, route.server, call.name, argument_hash(arguments), decision,
+                                  outcome, latency))
+        return result

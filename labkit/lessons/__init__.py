@@ -1,0 +1,37 @@
+"""The lessons: the lab's scenarios, error taxonomy, attack lab, skill runs and exercise checks.
+
+The only wing that knows the lab's own servers (`servers/`) and the simulated model; everything
+here is built from the host, the trace, the defences and the skills, as a learner could build it.
+"""
+
+from servers._wiring import data_dir
+
+from ._attack_report import outcomes, story
+from ._attacks import ATTACKS, Attack, AttackRun, Evidence, run_attack
+from ._benign import benign_tools, false_flags, lab_server_tools
+from ._exercises import TODO, Exercise, Verdict, check, register, run_sync
+from ._model import make_client
+from ._runs import SCENARIO_NAMES, TASKS, ScenarioRun, run_scenario
+from ._security_lab import (
+    CANARIES,
+    KEY_CANARY,
+    TOKEN_CANARY,
+    TOKEN_ENV,
+    GroundTruth,
+    canaries_in,
+    local_paths,
+    prepare_lab,
+)
+from ._skill_context import context_ledger, context_table, upfront_table
+from ._skill_runs import BASE_PROMPT, SKILLS_DIR, SkillRun, run_with_skills, scripted_approver
+from ._taxonomy import FailureRow, classify, failure_table, tool_results_sent
+from .checks.nb07 import HELD_OUT
+
+__all__ = [
+    "ATTACKS", "BASE_PROMPT", "CANARIES", "HELD_OUT", "KEY_CANARY", "SCENARIO_NAMES", "SKILLS_DIR", "TASKS", "TODO",
+    "TOKEN_CANARY", "TOKEN_ENV", "Attack", "AttackRun", "Evidence", "Exercise", "FailureRow", "GroundTruth",
+    "ScenarioRun", "SkillRun", "Verdict", "benign_tools", "canaries_in", "check", "classify", "context_ledger",
+    "context_table", "data_dir", "failure_table", "false_flags", "lab_server_tools", "local_paths", "make_client", "outcomes",
+    "prepare_lab", "register", "run_attack", "run_scenario", "run_sync", "run_with_skills", "scripted_approver",
+    "story", "tool_results_sent", "upfront_table",
+]

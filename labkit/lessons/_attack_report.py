@@ -1,0 +1,77 @@
+"""Views of the security runs: one attack's story through the trace, and the before/after table of many runs."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+
+import pandas as pd
+
+from ..security import reveal
+from ..trace import Event
+from ._attacks import AttackRun
+from ._security_lab import canaries_in, local_paths
+
+__all__ = ["outcomes", "story"]
+
+_KINDS = ("host.pin", "host.scan", "host.hints", "host.gate", "host.approval", "host.sanitize", "host.taint",
+          "host.note", "user.answer", "server.received")
+_LIMIT = 150
+_VALUE_LIMIT = 40
+_NOTEWORTHY = re.compile(r"\b(withheld|changed|ignores)\b")
+
+
+def _said(event: Event) -> str:
+    """The model's reason for a tool call, from the simulator's decision notes."""
+    notes = [n for n in event.meta.get("decision") or [] if n.startswith(("naive: obeying", "naive: the user"))]
+    return f"{event.summary} ← {notes[-1][len('naive: '):]}" if notes else event.summary
+
+
+def _call(event: Event) -> str:
+    """A tools/call with each argument cut to a fixed width, and the canaries it carries."""
+    params = event.payload.get("params") or {}
+    arguments = params.get("arguments") or {}
+    shown = []
+    for key, value in arguments.items():
+        text = local_paths(json.dumps(value, ensure_ascii=False))
+        shown.append(f"{key}={text[:_VALUE_LIMIT]}" + ("…" if len(text) > _VALUE_LIMIT else ""))
+    leaked = canaries_in(arguments)
+    return f"tools/call {params.get('name')}({', '.join(shown)})" + (f" carrying {', '.join(leaked)}" if leaked else "")
+
+
+def _shown(event: Event) -> bool:
+    if event.kind in _KINDS:
+        return True
+    if event.kind == "model.response":
+        return bool(event.name)
+    return event.kind == "jsonrpc.request" and event.payload.get("method") == "tools/call"
+
+
+def _routine(event: Event) -> bool:
+    """A start-up event that says all is well (tools listed clean, pins unchanged, first-use approvals)."""
+    return event.round == 0 and not _NOTEWORTHY.search(event.summary)
+
+
+def story(run: AttackRun, *, everything: bool = False) -> pd.DataFrame:
+    """The events that tell what happened: where the attack entered (◀), the model's calls and why, the host's
+    decisions, what servers received, and where the attack was stopped (■) (notebook 07).
+
+    Routine start-up events (clean scans, unchanged pins, first-use approvals) are left out unless `everything`.
+    """
+    marks = {e.seq: mark for e, mark in ((run.entered, "◀ entered"), (run.stopped, "■ stopped")) if e is not None}
+    rows = []
+    for event in run.trace:
+        if event.seq not in marks and (not _shown(event) or not everything and _routine(event)):
+            continue
+        text = _said(event) if event.kind == "model.response" else _call(event) if event.kind == "jsonrpc.request" \
+            else event.summary
+        text = local_paths(reveal(" ".join(text.split())))
+        rows.append({"seq": event.seq, "round": event.round, "from": event.src, "to": event.dst, "kind": event.kind,
+                     "summary": text if len(text) <= _LIMIT else text[:_LIMIT - 1] + "…", "": marks.get(event.seq, "")})
+    return pd.DataFrame(rows, columns=["seq", "round", "from", "to", "kind", "summary", ""]).set_index("seq")
+
+
+def outcomes(runs: Iterable[AttackRun]) -> pd.DataFrame:
+    """One row per run: attack, defences, success, evidence, where it entered and was stopped (notebook 07)."""
+    return pd.DataFrame([run.outcome() for run in runs])

@@ -1,0 +1,60 @@
+"""The benign set: every tool of the lab's own servers plus written fixtures, to measure the scanner's false flags."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import pkgutil
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..host import wire_tool
+from ..security import RULES, Rule, scan_tool
+
+__all__ = ["FIXTURES", "benign_tools", "false_flags", "lab_server_tools"]
+
+FIXTURES = Path(__file__).with_name("data") / "benign_tools.json"
+
+
+async def _listed(module: str) -> list[dict[str, Any]]:
+    server = importlib.import_module(module).build_server()
+    return [wire_tool(tool) for tool in await server.list_tools()]
+
+
+@cache
+def lab_server_tools() -> tuple[tuple[str, dict[str, Any]], ...]:
+    """(server, definition) for every tool of the lab's own servers in `servers/`, not `untrusted/` (notebook 07)."""
+    import servers
+
+    names = [m.name for m in pkgutil.iter_modules(servers.__path__) if not m.ispkg and not m.name.startswith("_")]
+    found = []
+    with ThreadPoolExecutor(max_workers=1) as pool:  # a fresh event loop, even inside a notebook's running one
+        for name in names:
+            if hasattr(importlib.import_module(f"servers.{name}"), "build_server"):
+                found += [(name, tool) for tool in pool.submit(asyncio.run, _listed(f"servers.{name}")).result()]
+    return tuple(found)
+
+
+def benign_tools() -> list[tuple[str, dict[str, Any]]]:
+    """The lab's own tools, then the written definitions in `data/benign_tools.json` (notebook 07)."""
+    fixtures = json.loads(FIXTURES.read_text(encoding="utf-8"))["tools"]
+    return [*lab_server_tools(), *((item["server"], item["tool"]) for item in fixtures)]
+
+
+def false_flags(rules: tuple[Rule, ...] = RULES) -> pd.DataFrame:
+    """Every finding on the benign set, each tool checked against the other servers' names (notebook 07).
+
+    An empty table means no benign tool would be withheld.
+    """
+    tools = benign_tools()
+    rows = []
+    for server, tool in tools:
+        others = {t["name"]: s for s, t in tools if s != server}
+        for finding in scan_tool(tool, others=others, rules=rules):
+            rows.append({"server": server, "tool": tool["name"], "rule": finding.rule, "excerpt": finding.excerpt})
+    return pd.DataFrame(rows, columns=["server", "tool", "rule", "excerpt"])

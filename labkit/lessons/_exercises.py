@@ -1,0 +1,83 @@
+"""Exercise checks: each names its learning goal, and an unanswered exercise says "not yet" without stopping."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+__all__ = ["TODO", "Exercise", "Verdict", "check", "register", "run_sync"]
+
+_T = TypeVar("_T")
+
+TODO: Any = ...
+"""What an exercise cell holds until the learner answers it (`answer = TODO`)."""
+
+Checker = Callable[[Any], str | None]
+"""Returns None when the answer is right, else one sentence saying what is still wrong."""
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise: where it is, the goal it teaches, the section to reread, and its check (notebook 00)."""
+
+    key: str
+    goal: str
+    section: str
+    checker: Checker
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of a check, printed as one plain line so notebook outputs stay comparable."""
+
+    key: str
+    passed: bool
+    message: str
+
+    def __repr__(self) -> str:
+        return self.message
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+
+_REGISTRY: dict[str, Exercise] = {}
+
+
+def register(key: str, goal: str, section: str) -> Callable[[Checker], Checker]:
+    """Decorator for a checker: `@register("01.2", "A tool call needs ...", "§3 The loop")`."""
+
+    def wrap(checker: Checker) -> Checker:
+        _REGISTRY[key] = Exercise(key, goal, section, checker)
+        return checker
+
+    return wrap
+
+
+def check(key: str, answer: Any) -> Verdict:
+    """Check the learner's answer to exercise `key`; never raises, so the notebook runs on (notebook 00)."""
+    from . import checks  # noqa: F401  (registers every notebook's checks)
+
+    exercise = _REGISTRY[key]
+    if answer is TODO:
+        return Verdict(key, False, f"Exercise {key}: not yet answered. Goal: {exercise.goal}")
+    try:
+        problem = exercise.checker(answer)
+    except Exception as error:  # a learner's answer may be of any shape
+        problem = f"the answer could not be checked ({type(error).__name__}: {error})"
+    if problem is None:
+        return Verdict(key, True, f"Exercise {key}: done. {exercise.goal}")
+    return Verdict(
+        key, False, f"Exercise {key}: not yet. Goal: {exercise.goal} What is still wrong: {problem} "
+        f"Reread {exercise.section}."
+    )
+
+
+def run_sync(make: Callable[[], Awaitable[_T]]) -> _T:
+    """Run a coroutine to the end from a checker: on a fresh event loop in a worker thread, because the
+    notebook's own loop is busy running the check cell (notebook 00)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, make()).result()  # type: ignore[arg-type]

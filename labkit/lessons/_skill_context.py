@@ -1,0 +1,79 @@
+"""What skills put into the model's context, turn by turn, measured in the recorded requests."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+import pandas as pd
+
+from ..skills import SkillLibrary
+from ..trace import ESTIMATOR, Event, Trace, estimate_tokens
+
+__all__ = ["ESTIMATOR", "context_ledger", "context_table", "estimate_tokens", "upfront_table"]
+
+_TIER_KINDS = ("skill.catalog", "skill.load", "skill.resource", "skill.prompt")
+_TIER_LABELS = {1: "tier 1 catalog", 2: "tier 2 bodies", 3: "tier 3 resources"}
+
+
+def _loads(trace: Trace | Iterable[Event]) -> list[Event]:
+    return [e for e in trace if e.kind in _TIER_KINDS]
+
+
+def _requests(trace: Trace | Iterable[Event]) -> list[Event]:
+    return [e for e in trace if e.kind == "model.request"]
+
+
+def _sent(text: str, request: Event) -> bool:
+    """True when `text` is inside the request body the SDK sent (compared as JSON-escaped strings)."""
+    body = json.dumps(request.payload.get("body"), ensure_ascii=False)
+    return json.dumps(text, ensure_ascii=False)[1:-1] in body
+
+
+def context_ledger(trace: Trace | Iterable[Event]) -> pd.DataFrame:
+    """One row per (model turn, skill text) in that turn's request: tier, item, new or carried, size (notebook 06).
+
+    A text counts for a turn only if it really is in the request body the SDK sent; "new" means it
+    was loaded since the previous request.
+    """
+    loads, rows, previous = _loads(trace), [], 0
+    for turn, request in enumerate(_requests(trace), start=1):
+        for load in loads:
+            if load.seq < request.seq and _sent(load.payload["text"], request):
+                rows.append({
+                    "turn": turn, "round": request.round, "tier": load.meta["tier"], "kind": load.kind,
+                    "item": load.name, "new": load.seq > previous,
+                    "bytes": load.meta["bytes"], "tokens": load.meta["tokens"],
+                })
+        previous = request.seq
+    return pd.DataFrame(rows, columns=["turn", "round", "tier", "kind", "item", "new", "bytes", "tokens"])
+
+
+def context_table(trace: Trace | Iterable[Event]) -> pd.DataFrame:
+    """Per model turn: estimated tokens at each tier, their total, and what entered the context (notebook 06)."""
+    ledger = context_ledger(trace)
+    turns = range(1, len(_requests(trace)) + 1)
+    rows = []
+    for turn in turns:
+        mine = ledger[ledger["turn"] == turn]
+        row = {"turn": turn}
+        for tier, label in _TIER_LABELS.items():
+            row[label] = int(mine[mine["tier"] == tier]["tokens"].sum())
+        row["skill tokens"] = int(mine["tokens"].sum())
+        row["skill bytes"] = int(mine["bytes"].sum())
+        row["entered this turn"] = ", ".join(f"{i} (tier {t})" for i, t in zip(mine[mine["new"]]["item"],
+                                                                              mine[mine["new"]]["tier"])) or "—"
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("turn")
+
+
+def upfront_table(trace: Trace | Iterable[Event], library: SkillLibrary) -> pd.DataFrame:
+    """Progressive loading against every SKILL.md in the prompt up front, per turn of the same run (notebook 06)."""
+    progressive = context_table(trace)
+    everything = estimate_tokens(library.everything())
+    table = pd.DataFrame({
+        "progressive (tokens)": progressive["skill tokens"],
+        "every SKILL.md up front (tokens)": everything,
+    })
+    table.loc["all turns"] = table.sum()
+    return table

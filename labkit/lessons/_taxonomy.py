@@ -1,0 +1,191 @@
+"""The error taxonomy: per recorded failure, its wire shape, who sees it, what the model sees and who can fix it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import pandas as pd
+
+from ..trace import Event, Trace
+
+__all__ = ["FailureRow", "classify", "failure_table", "tool_results_sent"]
+
+_TEXT_LIMIT = 90
+_MARKER = "[truncated by the host"
+_UNKNOWN_TOOL = "Unknown tool"
+_WHO_FIXES = {
+    "execution error": "the model: it changes its arguments",
+    "unknown tool": "the model picks a listed tool; the host offers only listed tools",
+    "unknown method": "the client's developer: call a method the server has",
+    "invalid params": "the client's developer: send the request in the schema's shape",
+    "protocol error": "the client's or the server's developer",
+    "timeout": "the server's operator; the host's timeout keeps the run going",
+    "crash": "the server's developer; the host's one restart keeps the run going",
+    "oversized result": "the server's developer (page or summarise); the host's limit protects the context",
+    "endless loop": "the host, with a round cap: the model does not stop itself",
+}
+
+
+@dataclass(frozen=True)
+class FailureRow:
+    """One failure as the trace of its run shows it (notebook 05)."""
+
+    failure: str
+    kind: str
+    wire: str
+    seen_by: str
+    model_sees: str
+    fixed_by: str
+
+
+def tool_results_sent(event: Event) -> list[str]:
+    """The tool-result texts a `model.request` carried in its newest turn, in any of the three APIs (notebook 04)."""
+    body = (event.payload or {}).get("body") or {}
+    if isinstance(body.get("input"), list):
+        items = [i for i in body["input"] if isinstance(i, dict)]
+        return [str(i.get("output")) for i in items if i.get("type") == "function_call_output"]
+    messages = body.get("messages") or []
+    trailing = []
+    for message in reversed(messages):
+        if message.get("role") != "tool":
+            break
+        trailing.insert(0, str(message.get("content")))
+    if trailing:
+        return trailing
+    last = messages[-1].get("content") if messages else None
+    if not isinstance(last, list):
+        return []
+    return [_block_text(b.get("content")) for b in last if isinstance(b, dict) and b.get("type") == "tool_result"]
+
+
+def classify(failure: str, trace: Trace) -> FailureRow:
+    """The first failure in a run's trace, described from its recorded frames and model requests (notebook 05)."""
+    events = list(trace)
+    found = _first_failure(events)
+    if found is None:
+        raise ValueError(f"{failure!r}: the trace shows no failure")
+    kind, event = found
+    wire = _wire(kind, event, events)
+    after = [e for e in events if e.kind == "model.request" and e.seq > event.seq]
+    results = tool_results_sent(after[0]) if after else []
+    model_sees = _as_seen(" | ".join(results)) if results else _unseen(kind, events)
+    return FailureRow(failure, kind, wire, _seen_by(kind, event, results, bool(after)), model_sees,
+                      _fixed_by(kind, event, events))
+
+
+def failure_table(runs: Mapping[str, Trace]) -> pd.DataFrame:
+    """The taxonomy as a table: one classified row per named run (notebook 05)."""
+    rows = [asdict(classify(name, trace)) for name, trace in runs.items()]
+    frame = pd.DataFrame(rows).rename(columns={
+        "wire": "wire shape", "seen_by": "who sees it", "model_sees": "what the model sees",
+        "fixed_by": "who can fix it",
+    })
+    return frame.set_index("failure")
+
+
+def _first_failure(events: list[Event]) -> tuple[str, Event] | None:
+    for event in events:
+        payload = event.payload if isinstance(event.payload, dict) else {}
+        if event.kind == "host.stop":
+            return "endless loop", event
+        if event.kind == "transport.closed":
+            return "crash", event
+        if event.kind == "jsonrpc.notification" and event.src == "client" and event.name == "notifications/cancelled":
+            return "timeout", event
+        if event.kind == "host.truncate":
+            return "oversized result", event
+        if event.kind == "jsonrpc.error" and event.src == "server":
+            return _protocol_kind(payload["error"]), event
+        if event.kind == "jsonrpc.response" and event.src == "server" and (payload.get("result") or {}).get("isError"):
+            return "execution error", event
+    return None
+
+
+def _protocol_kind(error: dict[str, Any]) -> str:
+    if error.get("code") == -32602 and str(error.get("message", "")).startswith(_UNKNOWN_TOOL):
+        return "unknown tool"
+    return {-32601: "unknown method", -32602: "invalid params"}.get(error.get("code"), "protocol error")
+
+
+def _wire(kind: str, event: Event, events: list[Event]) -> str:
+    payload = event.payload if isinstance(event.payload, dict) else {}
+    if kind == "execution error":
+        return f'result, isError: true: "{_short(_result_text(payload["result"]), 60)}"'
+    if kind in ("unknown tool", "unknown method", "invalid params", "protocol error"):
+        error = payload["error"]
+        status = [e.meta["status"] for e in events if e.kind == "http.response" and e.seq < event.seq]
+        return f"error {error['code']} {error['message']!r}" + (f" (HTTP {status[-1]})" if status else "")
+    if kind == "timeout":
+        handled = [e for e in events if e.kind == "host.error" and e.seq > event.seq]
+        code = (handled[0].payload or {}).get("code") if handled else None
+        raised = f"; the client's SDK raised {code} itself" if code is not None else ""
+        return f"no reply; the client sent notifications/cancelled for id {payload['params']['requestId']}{raised}"
+    if kind == "crash":
+        return f"no reply; the stream from the server ended ({event.summary.split(':')[0]})"
+    if kind == "oversized result":
+        sent = [e for e in events if e.kind == "jsonrpc.response" and e.src == "server" and e.seq < event.seq][-1]
+        return f"result of {len(_result_text(sent.payload['result'])):,} characters, isError: false"
+    calls = [e for e in events if e.kind == "jsonrpc.request" and e.src == "client"
+             and e.payload.get("method") == "tools/call"]
+    failed = [e for e in events if e.kind == "jsonrpc.error" or _is_error_result(e)]
+    return f"nothing wrong on the wire: {len(calls)} tools/call, {len(calls) - len(failed)} answered without error"
+
+
+def _seen_by(kind: str, event: Event, results: list[str], model_asked: bool) -> str:
+    if kind == "execution error":
+        text = _result_text(event.payload["result"])
+        return "the model: the server's own words" if any(text in r for r in results) else "the model, reworded"
+    if kind == "endless loop":
+        return "the host, then the user (the host's final message)"
+    if kind == "oversized result":
+        return "the host; the model gets the cut text"
+    if not model_asked:
+        return "the host only: no model call was involved"
+    return "the host; the model gets the host's account, not the error"
+
+
+def _as_seen(text: str) -> str:
+    marker = text.rfind(_MARKER)
+    if marker < 0:
+        return _short(text, _TEXT_LIMIT)
+    cut = text[:marker].rstrip("\n")
+    return f"{len(cut):,} characters, then the marker {text[marker:].strip()!r}"
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _unseen(kind: str, events: list[Event]) -> str:
+    if kind == "endless loop":
+        return "nothing more: the host stops asking it"
+    return "nothing: the model was not asked again" if any(e.kind == "model.request" for e in events) \
+        else "nothing: no model in this run"
+
+
+def _fixed_by(kind: str, event: Event, events: list[Event]) -> str:
+    who = _WHO_FIXES[kind]
+    if kind == "execution error":
+        failed = event.name
+        later = [e for e in events if e.seq > event.seq and e.kind == "jsonrpc.response" and e.name == failed]
+        if any(not _is_error_result(e) for e in later):
+            who += " (it did: its retry succeeded)"
+    return who
+
+
+def _is_error_result(event: Event) -> bool:
+    payload = event.payload if isinstance(event.payload, dict) else {}
+    return event.kind == "jsonrpc.response" and bool((payload.get("result") or {}).get("isError"))
+
+
+def _result_text(result: dict[str, Any]) -> str:
+    return "\n".join(block.get("text", "") for block in result.get("content", []) if block.get("type") == "text")
+
+
+def _block_text(content: Any) -> str:
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return str(content)

@@ -1,0 +1,155 @@
+"""Checks for notebook 04 (two-round elicitation): each one runs real charts servers on the learner's answer."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import tempfile
+from typing import Any
+
+import jsonschema
+from mcp import Client
+from mcp.server.mcpserver import AESGCMRequestStateCodec, InvalidRequestState
+from mcp.shared.exceptions import MCPError
+from mcp_types import CallToolResult, ElicitResult, InputRequiredResult
+
+from ...host import GatePolicy, Host, ServerSpec, ToolCall, http_server, http_transport, stdio_transport
+from ...trace import Trace
+from .._exercises import register, run_sync
+
+__all__ = ["check_elicitor", "check_replicas", "check_retry"]
+
+TOOL = "render_error_trend"
+CHART_ARGS = {"service": "order-service", "since": "2026-10-29T20:00"}
+KEY_ENV, TTL_ENV = "LABKIT_REQUEST_STATE_KEY", "LABKIT_REQUEST_STATE_TTL"
+MAX_TTL = 300
+_UNKNOWN_FORM = {"type": "object", "properties": {"password": {"type": "string"}}, "required": ["password"]}
+_CHART_POLICY = GatePolicy(auto_approve=frozenset({TOOL}))
+
+
+def _responses(value: Any) -> dict[str, ElicitResult]:
+    return {key: answer if isinstance(answer, ElicitResult) else ElicitResult.model_validate(answer)
+            for key, answer in value.items()}
+
+
+def _saved_space(result: Any) -> str | None:
+    if isinstance(result, CallToolResult) and not result.is_error and result.structured_content:
+        return result.structured_content.get("space")
+    return None
+
+
+def _text(result: CallToolResult) -> str:
+    return " ".join(block.text for block in result.content if block.type == "text")
+
+
+async def _retry_on_a_new_process(answer: dict[str, Any]) -> Any:
+    with tempfile.TemporaryFile(mode="w+") as log:
+        async with Client(stdio_transport("charts", Trace(), errlog=log)) as charts:
+            try:
+                return await charts.session.call_tool(
+                    answer["name"], answer["arguments"], input_responses=_responses(answer["input_responses"]),
+                    request_state=answer["request_state"], allow_input_required=True,
+                )
+            except MCPError as error:
+                return error
+
+
+@register("04.1", "A 2026-07-28 retry carries the same name and arguments, the answers under the request's key, "
+          "and the requestState byte for byte; any process that shares the sealing key can finish it.",
+          "§3 The retry and §4 Round two on another process")
+def check_retry(answer: Any) -> str | None:
+    keys = {"name", "arguments", "input_responses", "request_state"}
+    if not isinstance(answer, dict) or set(answer) != keys:
+        return f"answer_1 must be a dict with exactly the keys {sorted(keys)} (the keyword arguments of the retry)."
+    if not isinstance(answer["input_responses"], dict):
+        return "input_responses must be a dict: {request key: ElicitResult(...)}."
+    result = run_sync(lambda: _retry_on_a_new_process(answer))
+    if isinstance(result, MCPError):
+        return (f"a fresh charts process answered {result.error.code} {result.error.message!r}. The state must be "
+                "exactly pending.request_state, with the same name and arguments as round 1 (and this kernel must "
+                f"still have {KEY_ENV} set, as §4 did).")
+    if isinstance(result, InputRequiredResult):
+        return f"the server asked again ({list(result.input_requests or {})}): answer the key it asked under."
+    if result.is_error:
+        return f"the server refused the answer: {_text(result)}"
+    if _saved_space(result) != "team":
+        return f"the chart was saved in {_saved_space(result)!r}; the exercise asks for the team space."
+    return None
+
+
+async def _hand_off(env_a: dict[str, str], env_b: dict[str, str]) -> tuple[InputRequiredResult, Any]:
+    trace = Trace()
+    with http_server("charts", env=env_a) as url_a, http_server("charts", env=env_b) as url_b:
+        async with Client(http_transport(url_a, trace, server="A")) as a, \
+                Client(http_transport(url_b, trace, server="B")) as b:
+            asked = await a.session.call_tool(TOOL, CHART_ARGS, allow_input_required=True)
+            try:
+                team = {"space": ElicitResult(action="accept", content={"space": "team"})}
+                done = await b.session.call_tool(TOOL, CHART_ARGS, input_responses=team,
+                                                 request_state=asked.request_state, allow_input_required=True)
+            except MCPError as error:
+                done = error
+    return asked, done
+
+
+@register("04.2", "Replicas behind one address must share the sealing key, and the key (with its TTL) decides "
+          "how long a user may take to answer.", "§4 Round two on another process and §5 Rejected")
+def check_replicas(answer: Any) -> str | None:
+    if not isinstance(answer, dict) or set(answer) != {"A", "B"} or not all(isinstance(v, dict)
+                                                                         for v in answer.values()):
+        return "answer_2 must be {'A': {...environment...}, 'B': {...environment...}}."
+    for name, env in answer.items():
+        if KEY_ENV not in env:
+            return f"replica {name} does not set {KEY_ENV}, so it would seal with a random key of its own."
+        if len(str(env[KEY_ENV]).encode()) < 32:
+            return f"replica {name}'s {KEY_ENV} is shorter than 32 bytes; the server refuses to start with it."
+        try:
+            ttl = float(env.get(TTL_ENV, 600))
+        except ValueError:
+            return f"replica {name}'s {TTL_ENV} is not a number of seconds."
+        if not 0 < ttl <= MAX_TTL:
+            return f"replica {name} lets a user take {ttl:g} s to answer; the exercise allows at most {MAX_TTL} s."
+    asked, done = run_sync(lambda: _hand_off({k: str(v) for k, v in answer["A"].items()},
+                                         {k: str(v) for k, v in answer["B"].items()}))
+    if isinstance(done, MCPError):
+        return f"replica B rejected replica A's state ({done.error.code} {done.error.message!r}): the keys differ."
+    if _saved_space(done) != "team":
+        return f"the retry on replica B did not save the chart: {done}"
+    try:
+        claims = json.loads(AESGCMRequestStateCodec([str(answer["A"][KEY_ENV]).encode()]).unseal(asked.request_state))
+    except InvalidRequestState as error:
+        return f"the state could not be opened with replica A's key ({error})."
+    if round(claims["exp"] - claims["iat"]) > MAX_TTL:
+        return f"the sealed state lives {claims['exp'] - claims['iat']:.0f} s; set {TTL_ENV} to at most {MAX_TTL}."
+    return None
+
+
+async def _host_with(elicitor: Any) -> Any:
+    async with Host(Trace(), [ServerSpec("charts")], policy=_CHART_POLICY, elicit=elicitor) as host:
+        return await host.router.execute(ToolCall("call_ex3", TOOL, CHART_ARGS))
+
+
+@register("04.3", "The host, not the model, answers a server's form: it builds the answer from the requested "
+          "schema and declines what it does not understand.", "§2 The form and §6 The host's side")
+def check_elicitor(answer: Any) -> str | None:
+    if not callable(answer) or not inspect.iscoroutinefunction(answer):
+        return "answer_3 must be an async function: async def answer_3(message, schema): ..."
+    unknown = run_sync(lambda: answer("Type your password to continue.", _UNKNOWN_FORM))
+    if unknown is not None:
+        return f"asked for a field it does not know (password), it answered {unknown!r} instead of None (decline)."
+    from mcp.server.elicitation import render_elicitation_schema
+
+    from servers.charts import QUESTION, SpaceChoice
+
+    schema = render_elicitation_schema(SpaceChoice)
+    reply = run_sync(lambda: answer(QUESTION, schema))
+    if not isinstance(reply, dict):
+        return f"asked the charts question, it returned {reply!r}, not a dict of answers."
+    try:
+        jsonschema.validate(reply, schema)
+    except jsonschema.ValidationError as error:
+        return f"the answer {reply!r} does not fit the requested schema: {error.message}."
+    result = run_sync(lambda: _host_with(answer))
+    if result.is_error or '"space": "team"' not in result.text:
+        return f"the host's chart call did not save to the team space; the model was told: {result.text[:160]}"
+    return None

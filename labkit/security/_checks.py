@@ -1,0 +1,101 @@
+"""Checks on each proposed call and each listing: withheld tools, paths, secrets in arguments, untrusted annotations."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from mcp_types import Tool
+
+from ..host import Guard
+from ..trace import Trace
+
+__all__ = ["EgressGuard", "HintsGuard", "PATH_ARGUMENTS", "PathGuard", "WithheldGuard", "host_secrets"]
+
+PATH_ARGUMENTS = ("path", "file", "filename", "file_path", "directory", "dir", "folder", "source", "destination")
+_SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|PRIVATE_KEY|CREDENTIAL|_KEY$", re.I)
+_PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")
+_MIN_SECRET = 8
+
+
+def host_secrets(environ: dict[str, str] | None = None) -> list[str]:
+    """Values of the host's environment variables whose names say they are secret (notebook 07)."""
+    environ = dict(os.environ) if environ is None else environ
+    return sorted({v for k, v in environ.items() if _SECRET_NAME.search(k) and len(v) >= _MIN_SECRET})
+
+
+def _hints(tool: Tool) -> str:
+    assert tool.annotations is not None
+    claims = tool.annotations.model_dump(exclude_none=True, by_alias=True)
+    return ", ".join(f"{key}={json.dumps(value)}" for key, value in claims.items())
+
+
+class WithheldGuard(Guard):
+    """Blocks a call to a tool the scanner or the pins withheld, should the model name it anyway (notebook 07)."""
+
+    def __init__(self, withheld: dict[tuple[str, str], str]) -> None:
+        self.withheld = withheld
+
+    async def on_call(self, server: str, tool: Tool | None, name: str, arguments: dict[str, Any]) -> str | None:
+        bare = name.rsplit("__", 1)[-1]
+        reason = self.withheld.get((server, bare))
+        return f"{bare} was withheld from the model: {reason}" if reason and tool is None else None
+
+
+class HintsGuard(Guard):
+    """Drops untrusted servers' annotations, so a `readOnlyHint` cannot skip a person's approval (notebook 07).
+
+    The spec: clients MUST consider tool annotations untrusted unless they come from trusted servers.
+    """
+
+    def __init__(self, trace: Trace, trusted: Callable[[str], bool]) -> None:
+        self.trace, self.trusted = trace, trusted
+
+    async def on_list(self, server: str, tools: list[Tool]) -> list[Tool]:
+        if self.trusted(server):
+            return tools
+        hinted = [f"{t.name} ({_hints(t)})" for t in tools if t.annotations is not None]
+        if hinted:
+            self.trace.record("host", "host", "host.hints", f"ignores {server}'s annotations (untrusted hints): "
+                              + "; ".join(hinted), server=server)
+        return [tool.model_copy(update={"annotations": None}) for tool in tools]
+
+
+class PathGuard(Guard):
+    """Refuses path arguments that leave the workspace: `~`, absolute paths elsewhere, `..` out (notebook 07)."""
+
+    def __init__(self, root: str | Path, names: Iterable[str] = PATH_ARGUMENTS) -> None:
+        self.root = Path(os.path.normpath(Path(root).absolute()))
+        self.names = tuple(names)
+
+    def outside(self, value: str) -> bool:
+        if value.startswith("~"):
+            return True
+        target = Path(value) if Path(value).is_absolute() else self.root / value
+        return not Path(os.path.normpath(target)).is_relative_to(self.root)
+
+    async def on_call(self, server: str, tool: Tool | None, name: str, arguments: dict[str, Any]) -> str | None:
+        for key in self.names:
+            value = arguments.get(key)
+            if isinstance(value, str) and self.outside(value):
+                return f"{key} {value!r} leads outside the workspace the host granted"
+        return None
+
+
+class EgressGuard(Guard):
+    """Refuses arguments that carry a private key or one of the host's secret values (notebook 07)."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self.secrets = [s for s in secrets if len(s) >= _MIN_SECRET]
+
+    async def on_call(self, server: str, tool: Tool | None, name: str, arguments: dict[str, Any]) -> str | None:
+        text = json.dumps(arguments, ensure_ascii=False)
+        if _PRIVATE_KEY.search(text):
+            return "the arguments carry a private key"
+        if any(secret in text for secret in self.secrets):
+            return "the arguments carry one of the host's secret values"
+        return None

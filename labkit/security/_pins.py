@@ -1,0 +1,143 @@
+"""Pinning: a hash of each tool's definition, kept on disk; a new or changed tool waits for a person's approval."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcp_types import Tool
+
+from ..host import Guard, wire_tool
+from ..trace import Trace
+
+__all__ = [
+    "INSTRUCTIONS",
+    "PIN_FIELDS",
+    "PinApprover",
+    "PinChange",
+    "PinGuard",
+    "PinStore",
+    "canonical",
+    "fingerprint",
+    "trust_on_first_use",
+]
+
+PIN_FIELDS = ("name", "description", "inputSchema", "outputSchema", "annotations")
+"""What a pin covers. Not `_meta`: servers may change it on every launch without changing the tool."""
+INSTRUCTIONS = "(server instructions)"
+
+
+def canonical(tool: Tool | Mapping[str, Any], fields: Sequence[str] = PIN_FIELDS) -> dict[str, Any]:
+    """The pinned part of a definition, as the JSON the wire carries (notebook 07)."""
+    wire = wire_tool(tool)
+    return {field: wire.get(field) for field in fields}
+
+
+def fingerprint(tool: Tool | Mapping[str, Any], fields: Sequence[str] = PIN_FIELDS) -> str:
+    """SHA-256 of the canonical JSON (sorted keys, fixed separators): key order is no change (notebook 07)."""
+    text = json.dumps(canonical(tool, fields), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class PinChange:
+    """A tool the pin store has not seen (`new`) or whose definition differs from its pin (`changed`) (notebook 07)."""
+
+    server: str
+    tool: str
+    kind: str
+    fields: tuple[str, ...]
+    old: dict[str, Any] | None
+    new: dict[str, Any]
+
+    @property
+    def summary(self) -> str:
+        return f"{self.tool}: new" if self.kind == "new" else f"{self.tool}: {', '.join(self.fields)} changed"
+
+
+PinApprover = Callable[[str, list[PinChange]], Awaitable[bool]]
+"""Asked with (server, changes) once per listing that has changes; yes pins them, no withholds them."""
+
+
+async def trust_on_first_use(server: str, changes: list[PinChange]) -> bool:
+    """The scripted reviewer: approves a server's tools the first time, refuses any later change (notebook 07)."""
+    return all(change.kind == "new" for change in changes)
+
+
+class PinStore:
+    """`{server: {tool: {"sha256": ..., "definition": ...}}}` in one JSON file; it survives restarts (notebook 07)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.pins: dict[str, dict[str, dict[str, Any]]] = (
+            json.loads(self.path.read_text(encoding="utf-8")) if self.path.exists() else {}
+        )
+
+    def get(self, server: str, tool: str) -> dict[str, Any] | None:
+        return self.pins.get(server, {}).get(tool)
+
+    def put(self, server: str, tool: str, definition: dict[str, Any], digest: str) -> None:
+        self.pins.setdefault(server, {})[tool] = {"sha256": digest, "definition": definition}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(json.dumps(self.pins, indent=1, ensure_ascii=False, sort_keys=True), encoding="utf-8")
+
+    def __len__(self) -> int:
+        return sum(len(tools) for tools in self.pins.values())
+
+
+class PinGuard(Guard):
+    """Compares each listed tool (and the server's instructions) with its pin; new or changed ones wait (notebook 07).
+
+    Approved definitions are pinned; refused ones are withheld from the model and asked about
+    again on the next listing, until a person approves them. Unchanged tools pass silently.
+    """
+
+    def __init__(
+        self, trace: Trace, store: PinStore, approve: PinApprover, withheld: dict[tuple[str, str], str], *,
+        instructions: Callable[[str], str | None] = lambda server: None, fields: Sequence[str] = PIN_FIELDS,
+    ) -> None:
+        self.trace, self.store, self.approve, self.withheld = trace, store, approve, withheld
+        self.instructions, self.fields = instructions, tuple(fields)
+        self.prompts: list[tuple[str, list[PinChange]]] = []
+
+    def _change(self, server: str, name: str, definition: dict[str, Any]) -> tuple[PinChange | None, str]:
+        digest = fingerprint(definition, self.fields)
+        pinned = self.store.get(server, name)
+        if pinned is not None and pinned["sha256"] == digest:
+            return None, digest
+        old = pinned["definition"] if pinned else None
+        changed = tuple(f for f in definition if old is None or old.get(f) != definition[f])
+        return PinChange(server, name, "changed" if old else "new", changed, old, definition), digest
+
+    async def on_list(self, server: str, tools: list[Tool]) -> list[Tool]:
+        entries = {tool.name: canonical(tool, self.fields) for tool in tools}
+        entries[INSTRUCTIONS] = {"instructions": self.instructions(server)}
+        checked = {name: self._change(server, name, definition) for name, definition in entries.items()}
+        changes = [change for change, _ in checked.values() if change is not None]
+        if not changes:
+            self.trace.record("host", "host", "host.pin", f"pins: {server}'s {len(tools)} tool(s) unchanged",
+                              server=server)
+            return tools
+        self.prompts.append((server, changes))
+        self.trace.record("host", "user", "host.pin", f"asks to approve {server}: "
+                          + "; ".join(c.summary for c in changes), payload=[c.__dict__ for c in changes], server=server)
+        approved = await self.approve(server, changes)
+        verdict = "approved" if approved else "refused"
+        said = f"{verdict} {server}: " + "; ".join(c.summary for c in changes)
+        self.trace.record("user", "host", "user.answer", said, server=server)
+        if approved:
+            for change in changes:
+                self.store.put(server, change.tool, change.new, checked[change.tool][1])
+            return tools
+        refused = {change.tool for change in changes}
+        if INSTRUCTIONS in refused:
+            refused |= set(entries)
+        for name in refused - {INSTRUCTIONS}:
+            self.withheld[(server, name)] = "its definition is not approved (pinning)"
+        self.trace.record("host", "host", "host.pin", f"pins withheld from {server}: "
+                          + ", ".join(sorted(refused - {INSTRUCTIONS})) + " (until a person approves)", server=server)
+        return [tool for tool in tools if tool.name not in refused]

@@ -1,0 +1,194 @@
+"""The teaching scanner: rules over every string of a tool definition and a server's instructions, before exposure."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import pandas as pd
+from mcp_types import Tool
+
+from ..host import Guard, wire_tool
+from ..trace import Trace
+from ._hidden import HIDDEN, count_hidden, readable, reveal
+
+__all__ = ["RULES", "Finding", "Rule", "ScanGuard", "findings_table", "scan_text", "scan_tool", "texts_of"]
+
+_VALID_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
+_PADDING = re.compile(r" {40,}|\n{8,}")
+_FREE_TEXT = {"sidenote", "side_note", "notes", "note", "feedback", "debug", "extra", "metadata", "context",
+              "reasoning", "history", "conversation"}
+_OVERRIDE = re.compile(r"\b(always|instead|never|must|prefer(red)?|replace[sd]?|rather than|side effect)\b", re.I)
+_CONFUSABLE = str.maketrans("аеорсхуіјѕԁɡոΑΒΕΗΙΚΜΝΟΡΤΧΥ", "aeopcxyijsdgnABEHIKMNOPTXY")
+_ADVISORY_LENGTH = 4000
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One reason to distrust a definition: the rule, where it matched, and the text around it (notebook 07)."""
+
+    rule: str
+    where: str
+    excerpt: str
+    severity: str = "block"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A pattern searched, case-insensitively, in the readable text of every string of a definition (notebook 07)."""
+
+    name: str
+    pattern: str
+    why: str = ""
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return re.search(self.pattern, text, re.I)
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("markup", r"<\s*/?\s*(important|system|instructions?|secret|admin|prompt|hidden)\b[^>]*>|<!--|"
+         r"\[\s*(system|inst)\s*\]|#+\s*agent instructions|\bAI agents?\s+reading\b",
+         "markup that addresses the model, not a person"),
+    Rule("concealment", r"\b(do not|don't|never)\s+(tell|mention|inform|reveal|alert|notify)\b|"
+         r"\bwithout\s+(telling|informing|notifying|asking)\b|"
+         r"\b(secretly|silently|quietly|covertly)\s+(send|upload|read|forward|copy|include|bcc|post|share|add)",
+         "asks to keep something from the user"),
+    Rule("secret-path", r"~/\.ssh\b|\bid_(rsa|ed25519|ecdsa|dsa)\b|\.aws/credentials|~/\.aws\b|/etc/(passwd|shadow)\b|"
+         r"\bmcp\.json\b|\.netrc\b|\.kube/config\b|\.docker/config\.json", "names a file that holds secrets"),
+    Rule("pre-call-directive", r"\bbefore\s+(using|calling|running|answering|responding)\b[^.]{0,80}?"
+         r"\b(read|call|send|include|pass|copy|fetch)\b|\bwhen this tool is (available|present|loaded|listed)\b|"
+         r"\bfirst call\s+`?[a-z_][\w.-]*`?\s*(,|with\b|then\b|and\b)", "orders the model to do something else first"),
+    Rule("exfiltration", r"\bpass\s+(its|the|their|all)\s+contents?\b|"
+         r"\b(body|content|data|message|text)\s*=\s*(everything|all|the contents)\b|"
+         r"\b(bcc|cc|forward|backup)\b[^.]{0,40}?[\w.+-]+@[\w-]+\.[\w.-]+|\beverything you (have )?read\b",
+         "moves data into an argument or out to an address"),
+    Rule("model-directive", r"\bignore\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|other)\s+"
+         r"(instructions|rules|tools)\b|\byou are now\b|\bnew instructions\b",
+         "speaks to the model over the user's head"),
+    Rule("shadowing-vocabulary",
+         r"\b(also present|side effect on|modify the behaviou?r of|instead of (any|the) other)\b|"
+         r"\bwhen (the )?`?\w+`? tool is (called|used)\b", "tries to change how other tools are used"),
+)
+
+
+def texts_of(tool: Tool | Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Every string of a definition and where it sits: name, title, description, both schemas (notebook 07)."""
+    wire = wire_tool(tool)
+    found = [(key, wire[key]) for key in ("name", "title", "description") if isinstance(wire.get(key), str)]
+
+    def walk(value: Any, where: str) -> None:
+        if isinstance(value, str):
+            found.append((where, value))
+        elif isinstance(value, Mapping):
+            for key, item in value.items():
+                walk(item, f"{where}.{key}")
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                walk(item, f"{where}[{index}]")
+
+    for key in ("inputSchema", "outputSchema", "annotations"):
+        walk(wire.get(key), key)
+    return found
+
+
+def _excerpt(text: str, match: re.Match[str] | None, width: int = 60) -> str:
+    if match is None:
+        return reveal(text[:2 * width])
+    start, end = max(0, match.start() - width), min(len(text), match.end() + width)
+    return ("…" if start else "") + reveal(text[start:end]) + ("…" if end < len(text) else "")
+
+
+def scan_text(text: str, where: str, rules: Sequence[Rule] = RULES) -> list[Finding]:
+    """Hidden characters and padding in the raw text, then each rule over what a model would read (notebook 07)."""
+    findings = []
+    if count_hidden(text):
+        findings.append(Finding("hidden-characters", where, _excerpt(text, HIDDEN.search(text), 30)))
+    if match := _PADDING.search(text):
+        findings.append(Finding("padding", where, f"{len(match.group())} blank characters before: "
+                                + reveal(text[match.end():match.end() + 60])))
+    plain = readable(text)
+    for rule in rules:
+        if match := rule.search(plain):
+            findings.append(Finding(rule.name, where, _excerpt(plain, match)))
+    return findings
+
+
+def _skeleton(name: str) -> str:
+    return unicodedata.normalize("NFKC", name).translate(_CONFUSABLE).lower()
+
+
+def scan_tool(
+    tool: Tool | Mapping[str, Any], *, others: Mapping[str, str] | None = None, rules: Sequence[Rule] = RULES
+) -> list[Finding]:
+    """All findings for one definition; `others` maps other servers' tool names to their server (notebook 07)."""
+    wire, others = wire_tool(tool), others or {}
+    name, description = wire.get("name", ""), wire.get("description") or ""
+    findings = [f for where, text in texts_of(wire) for f in scan_text(text, where, rules)]
+    if not _VALID_NAME.match(name):
+        findings.append(Finding("invalid-name", "name", f"{ascii(name)} has characters outside A-Z a-z 0-9 _ - ."))
+    for other, server in others.items():
+        if other == name:
+            findings.append(Finding("shadowing", "name", f"{name} is already offered by the {server} server"))
+        elif _skeleton(other) == _skeleton(name):
+            findings.append(Finding("confusable-name", "name", f"{ascii(name)} looks like {server}'s {other}"))
+    for sentence in re.split(r"(?<=[.!?:])\s+", readable(description)):
+        mentioned = [o for o in others if o != name and re.search(rf"\b{re.escape(o)}\b", sentence)]
+        if mentioned and _OVERRIDE.search(sentence):
+            owner = others[mentioned[0]]
+            findings.append(Finding("cross-server-reference", "description",
+                                    f"tells the model how to use {owner}'s {mentioned[0]}: {sentence[:120]}"))
+    properties = (wire.get("inputSchema") or {}).get("properties") or {}
+    for param, spec in properties.items():
+        if param.lower() in _FREE_TEXT and not spec.get("description") and param not in readable(description):
+            findings.append(Finding("unexplained-parameter", f"inputSchema.properties.{param}",
+                                    f"free-text parameter {param!r} that the description never explains"))
+    if len(description) > _ADVISORY_LENGTH:
+        findings.append(Finding("long-description", "description", f"{len(description)} characters", "warn"))
+    return findings
+
+
+def findings_table(findings: Iterable[Finding], **columns: Any) -> pd.DataFrame:
+    """Findings as a table, with extra constant columns such as server= and tool= (notebook 07)."""
+    return pd.DataFrame([{**columns, **asdict(f)} for f in findings],
+                        columns=[*columns, "rule", "where", "excerpt", "severity"])
+
+
+class ScanGuard(Guard):
+    """Withholds every tool the scanner flags, and every tool of a server whose instructions it flags (notebook 07).
+
+    It remembers the names each server listed, so a later untrusted server cannot reuse (shadow)
+    them; the shield lists trusted servers first. `instructions(server)` returns the server's instructions.
+    """
+
+    def __init__(
+        self, trace: Trace, withheld: dict[tuple[str, str], str], *,
+        instructions: Callable[[str], str | None] = lambda server: None,
+        trusted: Callable[[str], bool] = lambda server: False, rules: Sequence[Rule] = RULES,
+    ) -> None:
+        self.trace, self.withheld, self.instructions, self.rules = trace, withheld, instructions, rules
+        self.trusted = trusted
+        self.names: dict[str, dict[str, str]] = {}
+
+    async def on_list(self, server: str, tools: list[Tool]) -> list[Tool]:
+        # A trusted server keeps its names even if an untrusted one listed them first.
+        others = {} if self.trusted(server) else {
+            name: owner for owner, names in self.names.items() if owner != server for name in names}
+        self.names[server] = {tool.name: server for tool in tools}
+        told = scan_text(self.instructions(server) or "", "instructions", self.rules)
+        kept = []
+        for tool in tools:
+            findings = [f for f in told + scan_tool(tool, others=others, rules=self.rules) if f.severity == "block"]
+            if not findings:
+                kept.append(tool)
+                continue
+            rules = sorted({f.rule for f in findings})
+            self.withheld[(server, tool.name)] = f"the scanner flagged it ({', '.join(rules)})"
+            self.trace.record("host", "host", "host.scan", f"scanner withheld {server}/{tool.name}: {', '.join(rules)}",
+                              name=tool.name, payload=[asdict(f) for f in findings], server=server)
+        if tools and len(kept) == len(tools):
+            self.trace.record("host", "host", "host.scan", f"scanner: {server}'s {len(tools)} tool(s) look clean",
+                              server=server)
+        return kept

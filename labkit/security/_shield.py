@@ -1,0 +1,147 @@
+"""The shield: the host's defences as switchable guards, a gate policy and a launch policy, in one place."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+import pandas as pd
+
+from ..host import GatePolicy, Guard, Host, ServerSpec
+from ..trace import Trace
+from ._approval import ApprovalDesk
+from ._checks import EgressGuard, HintsGuard, PathGuard, WithheldGuard, host_secrets
+from ._confine import LabFolder, least_privilege, over_broad
+from ._pins import PinApprover, PinGuard, PinStore, trust_on_first_use
+from ._results import TaintGuard, UntrustedResults
+from ._scanner import ScanGuard
+
+__all__ = ["DEFENCES", "TRUSTED_SERVERS", "Defences", "Shield"]
+
+TRUSTED_SERVERS = frozenset({"logs", "charts", "orders", "plans"})
+"""The lab's own servers: their annotations are believed and their results are not wrapped."""
+TEACHING_KEY = b"notebook 07: a fixed key keeps the outputs reproducible; a real host draws a random one"
+
+DEFENCES = {
+    "pin": "pin each tool's definition; a new or changed one waits for a person",
+    "scan": "scan descriptions, schemas and instructions; withhold what is flagged",
+    "namespace": "name tools <server>__<tool>, trusted servers listed first",
+    "hints": "ignore the annotations (e.g. readOnlyHint) of untrusted servers",
+    "approval": "a person approves each call that may change something, seeing its full arguments",
+    "paths": "refuse path arguments that leave the workspace",
+    "egress": "refuse arguments that carry a private key or a host secret",
+    "taint": "after untrusted content enters the context, sink calls need a person's yes",
+    "results": "strip hidden characters from results, wrap untrusted ones as data",
+    "least_privilege": "start servers in the workspace, with an empty home and no secrets",
+}
+
+
+@dataclass(frozen=True)
+class Defences:
+    """Which of the host's defences are on; `Defences()` is all of them (notebook 07)."""
+
+    pin: bool = True
+    scan: bool = True
+    namespace: bool = True
+    hints: bool = True
+    approval: bool = True
+    paths: bool = True
+    egress: bool = True
+    taint: bool = True
+    results: bool = True
+    least_privilege: bool = True
+
+    @classmethod
+    def all(cls) -> Defences:
+        return cls()
+
+    @classmethod
+    def none(cls) -> Defences:
+        return cls(**{f.name: False for f in fields(cls)})
+
+    @classmethod
+    def only(cls, *names: str) -> Defences:
+        return replace(cls.none(), **{name: True for name in names})
+
+    def without(self, *names: str) -> Defences:
+        return replace(self, **{name: False for name in names})
+
+    @property
+    def on(self) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(self) if getattr(self, f.name))
+
+    def __str__(self) -> str:
+        on = self.on
+        return "all defences" if len(on) == len(DEFENCES) else "no defences" if not on else "only " + ", ".join(on)
+
+    def table(self) -> pd.DataFrame:
+        return pd.DataFrame([{"defence": n, "on": getattr(self, n), "what it does": w} for n, w in DEFENCES.items()])
+
+
+class Shield:
+    """Builds a `Host` with the chosen defences: guards, gate policy, launch policy and pins (notebook 07).
+
+    `async with shield.open(servers) as host:` starts the servers and lists their tools through
+    the guards. `desk` asks the person (full arguments); `pins` persists approved definitions;
+    `secrets` are strings no argument may carry out, and the variables a careless launch passes on.
+    """
+
+    def __init__(
+        self, trace: Trace, defences: Defences = Defences(), *, lab: LabFolder, desk: ApprovalDesk | None = None,
+        pins: PinStore, pin_approver: PinApprover = trust_on_first_use,
+        trusted: Iterable[str] = TRUSTED_SERVERS, key: bytes = TEACHING_KEY,
+        canaries: Sequence[str] = (), secrets: Mapping[str, str] | None = None,
+    ) -> None:
+        self.trace, self.defences, self.lab, self.pins, self.key = trace, defences, lab, pins, key
+        self.canaries, self.secrets = tuple(canaries), dict(secrets or {})
+        self.desk = desk if desk is not None else ApprovalDesk(trace)
+        self.trusted_servers = frozenset(trusted)
+        self.withheld: dict[tuple[str, str], str] = {}
+        self._host: Host | None = None
+        self.guards = self._guards(pin_approver)
+
+    def trusted(self, server: str) -> bool:
+        return server in self.trusted_servers
+
+    def instructions(self, server: str) -> str | None:
+        return self._host.pool.client(server).instructions if self._host is not None else None
+
+    @property
+    def policy(self) -> GatePolicy:
+        """With approval off, the host's policy says yes to everything, and the gate says so."""
+        return GatePolicy(approver=self.desk) if self.defences.approval else GatePolicy(approve_all=True)
+
+    def _guards(self, pin_approver: PinApprover) -> list[Guard]:
+        on = self.defences
+        chosen: list[tuple[bool, Guard]] = [
+            (on.pin or on.scan, WithheldGuard(self.withheld)),
+            (on.pin, PinGuard(self.trace, self.pins, pin_approver, self.withheld, instructions=self.instructions)),
+            (on.scan, ScanGuard(self.trace, self.withheld, instructions=self.instructions, trusted=self.trusted)),
+            (on.hints, HintsGuard(self.trace, self.trusted)),
+            (on.paths, PathGuard(self.lab.workspace)),
+            (on.egress, EgressGuard([*host_secrets(), *self.canaries, *self.secrets.values()])),
+            (on.taint, TaintGuard(self.trace, self.trusted, self.desk, already_approved=self.desk.approved)),
+            (on.results, UntrustedResults(self.trace, self.trusted, self.key)),
+        ]
+        return [guard for wanted, guard in chosen if wanted]
+
+    def specs(self, servers: Sequence[ServerSpec]) -> list[ServerSpec]:
+        """How each server is launched, and in which order it is listed (trusted first when namespacing)."""
+        ordered = sorted(servers, key=lambda s: not self.trusted(s.name)) if self.defences.namespace else servers
+        return [self._launch(spec) if spec.transport == "stdio" else spec for spec in ordered]
+
+    def _launch(self, spec: ServerSpec) -> ServerSpec:
+        if self.defences.least_privilege:
+            return least_privilege(spec, self.lab)
+        return over_broad(spec, self.lab, self.secrets)
+
+    @asynccontextmanager
+    async def open(self, servers: Sequence[ServerSpec], **options: Any) -> AsyncIterator[Host]:
+        """A started `Host` with these defences; options go to `Host` (round_cap, call_timeout, …)."""
+        host = Host(self.trace, self.specs(servers), policy=self.policy, guards=self.guards,
+                    namespaced=self.defences.namespace, **options)
+        self._host = host
+        async with host:
+            yield host

@@ -1,0 +1,131 @@
+"""The Anthropic Messages API (`POST /v1/messages`) as the simulator speaks it: parse, check, render."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._dialogue import Choice, Decision, Dialogue, Message, ToolOutcome, ToolSeen, ToolSpec
+from ._errors import TOOL_NAME, Rejected
+from ._stamps import MODEL_NAME, make_id, token_count
+
+__all__ = ["AnthropicMessages"]
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+
+
+def _tools(body: dict[str, Any]) -> list[ToolSpec]:
+    tools = []
+    for index, tool in enumerate(body.get("tools") or []):
+        if not TOOL_NAME.match(str(tool.get("name", ""))):
+            raise Rejected(f"tools.{index}.custom.name: String should match pattern '{TOOL_NAME.pattern}'")
+        tools.append(ToolSpec(tool["name"], tool.get("description") or "", tool.get("input_schema") or {}))
+    return tools
+
+
+def _user(index: int, content: Any, expected: list[str]) -> Message:
+    if isinstance(content, str):
+        if expected:
+            raise _unanswered(index - 1, expected)
+        return Message("user", content)
+    results, seen_other = [], False
+    for position, block in enumerate(content):
+        if block.get("type") != "tool_result":
+            seen_other = True
+            continue
+        if seen_other:
+            raise Rejected(
+                f"messages.{index}.content.{position}: tool_result blocks must come first in the user message "
+                "content, before any other block"
+            )
+        if block.get("tool_use_id") not in expected:
+            raise Rejected(
+                f"messages.{index}.content.{position}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                f"{block.get('tool_use_id')}. "
+                "Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
+            )
+        results.append(
+            ToolOutcome(block["tool_use_id"], _text_of(block.get("content", "")), bool(block.get("is_error")))
+        )
+    unanswered = [i for i in expected if i not in {r.call_id for r in results}]
+    if unanswered:
+        raise _unanswered(index - 1, unanswered)
+    return Message("user", _text_of(content), results=tuple(results))
+
+
+def _unanswered(index: int, ids: list[str]) -> Rejected:
+    return Rejected(
+        f"messages.{index}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+        f"{', '.join(ids)}. "
+        "Each `tool_use` block must have a corresponding `tool_result` block in the next message."
+    )
+
+
+def _messages(body: dict[str, Any]) -> list[Message]:
+    messages: list[Message] = []
+    expected: list[str] = []
+    for index, message in enumerate(body.get("messages") or []):
+        content = message.get("content")
+        if message.get("role") == "user":
+            messages.append(_user(index, content, expected))
+            expected = []
+            continue
+        if expected:
+            raise _unanswered(index - 1, expected)
+        blocks = [] if isinstance(content, str) else content or []
+        calls = tuple(ToolSeen(b["id"], b["name"], b.get("input") or {}) for b in blocks if b.get("type") == "tool_use")
+        messages.append(Message("assistant", _text_of(content), calls))
+        expected = [c.id for c in calls]
+    if expected:
+        raise _unanswered(len(messages) - 1, expected)
+    return messages
+
+
+class AnthropicMessages:
+    """Adapter for `/v1/messages` (notebook 01)."""
+
+    path = "/v1/messages"
+
+    def parse(self, body: dict[str, Any], scenario: str | None) -> Dialogue:
+        choice = body.get("tool_choice") or {}
+        mode = choice.get("type", "auto")
+        return Dialogue(
+            messages=_messages(body),
+            tools=_tools(body),
+            choice=Choice(mode, choice.get("name")),
+            parallel=not choice.get("disable_parallel_tool_use", False),
+            system=_text_of(body.get("system", "")),
+            scenario=scenario,
+        )
+
+    def render(self, decision: Decision, body: dict[str, Any], seed: str) -> dict[str, Any]:
+        content: list[dict[str, Any]] = [{"type": "text", "text": decision.text}] if decision.text else []
+        content += [
+            {"type": "tool_use", "id": make_id("toolu_sim_", seed, n), "name": call.name, "input": call.arguments}
+            for n, call in enumerate(decision.calls)
+        ]
+        return {
+            "id": make_id("msg_sim_", seed),
+            "type": "message",
+            "role": "assistant",
+            "model": MODEL_NAME,
+            "content": content,
+            "stop_reason": "tool_use" if decision.calls else "end_turn",
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": token_count(body),
+                "output_tokens": token_count(content),
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0,
+            },
+        }
+
+    def error(self, rejected: Rejected, seed: str) -> dict[str, Any]:
+        return {
+            "type": "error",
+            "error": {"type": "invalid_request_error", "message": rejected.message},
+            "request_id": make_id("req_sim_", seed),
+        }

@@ -1,0 +1,232 @@
+"""The simulated model's naive mode: it obeys every instruction it finds in its context, hidden or not.
+
+Selected with the scenario name `naive` (`make_client(scenario="naive")` sends the header
+`x-teaching-scenario: naive`). It reads what a real model reads: every offered tool's description
+and parameter descriptions, then every tool result, with Unicode tag characters decoded and ANSI
+escapes and zero-width characters dropped. It understands a few imperative forms, in any sentence:
+
+- "read <path>" → a call to the offered file-reading tool with that path;
+- "call <tool> [with k='v' and k2=the contents of <path> | everything you have read]" → that call;
+- "pass its content as '<param>'" (in a tool's description) → fill that parameter when calling it.
+
+Each turn it makes the first such call not yet made, then the user's task (the best-scoring
+tool, missing arguments guessed), then calls ordered by the results, then it summarises. So an
+attack succeeds deterministically whenever the host lets it; a real model is less predictable,
+which is why the security tests use this one. Every note says which sentence it obeyed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._arguments import extract_arguments, guess_value, missing_required
+from ._dialogue import Decision, Dialogue, PlannedCall, ToolSpec
+from ._playbooks import resolve_tool
+from ._rules import score_tool
+from ._words import content_words
+
+__all__ = ["NAIVE_SCENARIO", "Order", "as_read", "obey", "orders_in"]
+
+NAIVE_SCENARIO = "naive"
+_ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-_])")
+_INVISIBLE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]")
+_SENTENCE = re.compile(r"(?<=[.!?])(?=\s|$|[A-Z<])|\n+")
+_CLAUSE = re.compile(r",?\s*\b(?:and )?then\b|;")
+_READ = re.compile(r"\bread\s+(?:the\s+(?:file\s+|contents\s+of\s+))?(?P<path>[~./][^\s,;'\"`)]*)", re.I)
+_CALL = re.compile(r"\bcall\s+(?:the\s+)?`?(?P<tool>[A-Za-z_][\w.-]*)`?(?:\s+tool)?(?:\s+with\s+(?P<args>.+))?", re.I)
+_ARG = re.compile(r"(?P<key>\w+)\s*=\s*(?P<value>'[^']*'|\"[^\"]*\"|.+?)(?=\s+and\s+\w+\s*=|\s*,\s*\w+\s*=|$)")
+_PASS = re.compile(
+    r"\bpass\s+(?:its|the|their)\s+contents?(?:\s+of\s+(?P<path>\S+))?\s+as\s+['\"`]?(?P<param>\w+)", re.I
+)
+_CONTENTS_OF = re.compile(r"^the contents? of (?P<path>\S+)$", re.I)
+_EVERYTHING = re.compile(r"^(?:everything you(?: have)? read(?: so far)?|all (?:the )?(?:tool )?results)$", re.I)
+_PATH_PARAMS = ("path", "file", "filename", "file_path")
+_QUOTE_LIMIT = 160
+
+
+@dataclass(frozen=True)
+class Order:
+    """One instruction the naive model found: where, the sentence, the call or argument it asks for (notebook 07)."""
+
+    source: str
+    sentence: str
+    tool: str | None = None
+    arguments: dict[str, Any] = field(default_factory=dict)
+    fill: tuple[str, str, str | None] | None = None  # (tool it applies to, parameter, path or None)
+
+
+def as_read(text: str) -> str:
+    """What a model reads: tag characters decoded to ASCII, ANSI escapes and zero-width ones dropped (notebook 07)."""
+    decoded = "".join(chr(ord(c) - 0xE0000) if 0xE0020 <= ord(c) <= 0xE007E else c for c in text)
+    return _INVISIBLE.sub("", _ANSI.sub("", decoded))
+
+
+def _strings(text: str) -> str:
+    """The text of a result; JSON (also inside a host's wrapper) is read as its string values, one per line."""
+    inner = text[text.find("{"):text.rfind("}") + 1]
+    for candidate in (text, inner):
+        try:
+            data = json.loads(candidate)
+            break
+        except ValueError:
+            continue
+    else:
+        return text
+    found: list[str] = []
+    stack = [data]
+    while stack:
+        item = stack.pop(0)
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return "\n".join(found) if found else text
+
+
+def _value(raw: str) -> Any:
+    raw = raw.strip().rstrip(".")
+    if raw[:1] in "'\"" and raw[-1:] == raw[:1]:
+        return raw[1:-1]
+    if match := _CONTENTS_OF.match(raw):
+        return ("contents", match["path"].rstrip(".,"))
+    if _EVERYTHING.match(raw):
+        return ("everything", None)
+    return raw
+
+
+def orders_in(text: str, source: str, tool: str | None = None) -> list[Order]:
+    """Every instruction in `text` the naive model understands; `tool`: whose description it is (notebook 07)."""
+    orders = []
+    for sentence in _SENTENCE.split(as_read(text)):
+        sentence = " ".join(sentence.split())
+        for clause in _CLAUSE.split(sentence):
+            if match := _CALL.search(clause):
+                arguments = {m["key"]: _value(m["value"]) for m in _ARG.finditer(match["args"] or "")}
+                orders.append(Order(source, sentence, match["tool"], arguments))
+            elif match := _READ.search(clause):
+                orders.append(Order(source, sentence, "read", {"path": match["path"].rstrip(".,")}))
+            if (match := _PASS.search(clause)) and tool is not None:
+                path = match["path"].rstrip(".,") if match["path"] else None
+                orders.append(Order(source, sentence, fill=(tool, match["param"], path)))
+    return orders
+
+
+def _reader(tools: list[ToolSpec]) -> tuple[str, str] | None:
+    for tool in tools:
+        param = next((p for p in _PATH_PARAMS if p in tool.properties), None)
+        if "read" in tool.name.lower() and param:
+            return tool.name, param
+    return None
+
+
+class _Context:
+    """The conversation as the naive model walks it: calls made so far and what each returned."""
+
+    def __init__(self, dialogue: Dialogue) -> None:
+        self.dialogue = dialogue
+        self.calls = [c for m in dialogue.messages for c in m.calls]
+        results = {r.call_id: r.text for m in dialogue.messages for r in m.results}
+        self.made = [(c.name, c.arguments, results.get(c.id)) for c in self.calls]
+        self.reader = _reader(dialogue.tools)
+
+    def contents(self, path: str | None) -> str:
+        if self.reader is None:
+            return ""
+        name, param = self.reader
+        reads = [text for tool, args, text in self.made if tool == name and (path is None or args.get(param) == path)]
+        return reads[-1] if reads and reads[-1] is not None else ""
+
+    def everything(self) -> str:
+        return "\n".join(text for _, _, text in self.made if text)
+
+    def resolve(self, value: Any) -> Any:
+        if isinstance(value, tuple) and value[0] == "contents":
+            return self.contents(value[1])
+        if isinstance(value, tuple):
+            return self.everything()
+        return value
+
+    def done(self, name: str, literal: dict[str, Any]) -> bool:
+        return any(tool == name and all(args.get(k) == v for k, v in literal.items()) for tool, args, _ in self.made)
+
+
+def _orders(dialogue: Dialogue) -> tuple[list[Order], list[Order]]:
+    """Orders from the tool definitions, and orders from the tool results, in the order they were read."""
+    from_tools = []
+    for tool in dialogue.tools:
+        from_tools += orders_in(tool.description, f"the description of {tool.name}", tool.name)
+        for name, prop in tool.properties.items():
+            from_tools += orders_in(str(prop.get("description", "")), f"parameter {name} of {tool.name}", tool.name)
+    from_results = []
+    names = {c.id: c.name for m in dialogue.messages for c in m.calls}
+    for message in dialogue.messages:
+        for result in message.results:
+            from_results += orders_in(_strings(result.text), f"the result of {names.get(result.call_id, 'a tool')}")
+    return from_tools, from_results
+
+
+def _as_call(order: Order, context: _Context, notes: list[str]) -> PlannedCall | None:
+    """The call an order asks for, or None when it was made already or cannot be made."""
+    offered = [t.name for t in context.dialogue.tools]
+    if order.tool == "read":
+        if context.reader is None:
+            notes.append(f"naive: cannot obey {order.sentence!r}: no file-reading tool is offered")
+            return None
+        name, param = context.reader
+        literal = {param: order.arguments["path"]}
+    else:
+        name = resolve_tool(order.tool or "", offered)
+        if name is None:
+            notes.append(f"naive: cannot obey {order.sentence!r}: no tool {order.tool!r} is offered")
+            return None
+        literal = {k: v for k, v in order.arguments.items() if not isinstance(v, tuple)}
+    if context.done(name, literal):
+        return None
+    arguments = {k: context.resolve(v) for k, v in order.arguments.items()} if order.tool != "read" else literal
+    return PlannedCall(name, arguments)
+
+
+def _task(dialogue: Dialogue, context: _Context, fills: list[Order]) -> PlannedCall | None:
+    """The user's task: the best-scoring offered tool, arguments from the words, the rest filled or guessed."""
+    words = content_words(" ".join(dialogue.user_texts))
+    scored = [(score_tool(t, words)[0], -i, t) for i, t in enumerate(dialogue.tools)]
+    best = max(scored, key=lambda s: s[:2], default=None)
+    if best is None or best[0] <= 0 or any(name == best[2].name for name, _, _ in context.made):
+        return None
+    tool = best[2]
+    arguments = extract_arguments(tool.schema, " ".join(dialogue.user_texts))
+    for order in fills:
+        target, param, path = order.fill or ("", "", None)
+        if target == tool.name:
+            arguments[param] = context.contents(path)
+    for name in missing_required(tool.schema, arguments):
+        arguments[name] = guess_value(name, tool.properties.get(name, {}))
+    return PlannedCall(tool.name, arguments)
+
+
+def obey(dialogue: Dialogue) -> Decision:
+    """The naive model's next turn: the first order not yet obeyed, else the task, else a summary (notebook 07)."""
+    notes = ["naive mode: obeys every instruction found in tool descriptions and tool results"]
+    context = _Context(dialogue)
+    from_tools, from_results = _orders(dialogue)
+    fills = [o for o in from_tools if o.fill]
+    for order in [o for o in from_tools if not o.fill]:
+        if call := _as_call(order, context, notes):
+            notes.append(f"naive: obeying {order.source}: {order.sentence[:_QUOTE_LIMIT]!r}")
+            return Decision("", [call], notes)
+    if task := _task(dialogue, context, fills):
+        notes.append(f"naive: the user's task needs {task.name}")
+        notes += [f"naive: obeying {o.source}: {o.sentence[:_QUOTE_LIMIT]!r}" for o in fills if o.fill[0] == task.name]
+        return Decision("", [task], notes)
+    for order in from_results:
+        if call := _as_call(order, context, notes):
+            notes.append(f"naive: obeying {order.source}: {order.sentence[:_QUOTE_LIMIT]!r}")
+            return Decision("", [call], notes)
+    lines = [f"`{name}` returned: {' '.join((text or '').split())[:_QUOTE_LIMIT]}" for name, _, text in context.made]
+    summary = "; ".join(lines) if lines else "I found nothing to do with the tools offered."
+    return Decision("(naive mode) Done. " + summary, notes=notes)

@@ -1,0 +1,292 @@
+"""The simulated model's skill behaviour: pick a skill from the catalog, load it, then follow its Method list.
+
+Everything here is read from the request, as a real model would: the catalog from the system prompt
+(tier 1), a skill's body from the `load_skill` result (tier 2), its files from `read_skill_resource`
+results (tier 3). Activation: the user names a skill, or a description shares at least
+`ACTIVATE_AT` content words with the user's messages (most shared wins, ties go to the catalog's
+order; sentences starting "Not" or "Do not" are left out). The body's `## Method` is a numbered
+list whose first word is a verb this model can follow:
+
+- `Read `path`` [when the question mentions a, b or c] — read a file of the skill;
+- `Ask "question"` — asked when the next Call or Prompt cannot fill its slots from the user's words;
+- `Call `tool(arg=value, ...)`` — a value is a literal, `<a|b>` (each one the user names),
+  `<each a|b>` (every one) or `<like *.py>` (words matching the pattern);
+- `Prompt `server/prompt(arg=value)`` — fetch an MCP prompt through the host's `get_skill_prompt`;
+- `Answer "template with {field}"` — one sentence per tool result that has those JSON fields.
+
+Anything else is prose this model cannot follow, and the notes say so. A skill's Call steps are followed
+to the letter, arguments the schema does not declare included (the `approved: true` lesson).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+
+from ._dialogue import Decision, Dialogue, PlannedCall, ToolOutcome, ToolSeen
+from ._playbooks import resolve_tool
+from ._words import content_words
+
+__all__ = ["ACTIVATE_AT", "LOAD", "PROMPT", "READ", "SkillDecision", "Step", "choose_skill", "follow_skill",
+           "read_catalog", "read_method", "shared_words"]
+
+LOAD, READ, PROMPT = "load_skill", "read_skill_resource", "get_skill_prompt"
+ACTIVATE_AT = 2
+_CATALOG = re.compile(r"<skill>\s*<name>(.*?)</name>\s*<description>(.*?)</description>", re.S)
+_ITEM = re.compile(r"^\s*(\d+)\.\s+\**([A-Za-z]+)\**\s*(.*)$")
+_CALL = re.compile(r"`([\w./-]+)\((.*?)\)`")
+_QUOTE = re.compile(r"\"([^\"]+)\"")
+_MENTIONS = re.compile(r"when the question mentions (.+?)\.?\s*$", re.I)
+_ROW = re.compile(r"^\|([^|]+)\|([^|]+)\|\s*$", re.M)
+_STRIP = "`'\".,;:!?()[]{}"
+_NEGATIVE = re.compile(r"\s*(not|do not|don't|never)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One numbered line of a skill's Method, as this model understands it (notebook 06)."""
+
+    n: int
+    verb: str
+    target: str = ""
+    arguments: dict[str, str] = field(default_factory=dict)
+    quote: str = ""
+    mentions: tuple[str, ...] = ()
+
+
+class SkillDecision(Decision):
+    """A decision taken by following a skill: its calls are sent as written, not fitted to the schema (notebook 06)."""
+
+    literal = True
+
+
+def read_catalog(system: str) -> list[tuple[str, str]]:
+    """The (name, description) pairs of the `<available_skills>` block in a system prompt (notebook 06)."""
+    return [(n.strip(), " ".join(d.split())) for n, d in _CATALOG.findall(system or "")]
+
+
+def read_method(body: str) -> list[Step]:
+    """The numbered items under `## Method`, with verb, target, arguments and quoted text (notebook 06)."""
+    section = re.split(r"^##\s+Method\s*$", body, maxsplit=1, flags=re.M | re.I)
+    if len(section) < 2:
+        return []
+    steps = []
+    for line in re.split(r"^##\s", section[1], maxsplit=1, flags=re.M)[0].splitlines():
+        item = _ITEM.match(line)
+        if item is None:
+            continue
+        n, verb, rest = int(item.group(1)), item.group(2).lower(), item.group(3)
+        call = _CALL.search(rest)
+        quote = _QUOTE.search(rest)
+        mentions = _MENTIONS.search(rest)
+        path = re.search(r"`([^`(]+)`", rest)
+        steps.append(Step(
+            n, verb,
+            target=call.group(1) if call else (path.group(1) if path else ""),
+            arguments=_split_arguments(call.group(2)) if call else {},
+            quote=quote.group(1) if quote else "",
+            mentions=tuple(w.strip() for w in re.split(r",|\bor\b|\band\b", mentions.group(1)) if w.strip())
+            if mentions else (),
+        ))
+    return steps
+
+
+def choose_skill(catalog: list[tuple[str, str]], text: str) -> tuple[str | None, list[str]]:
+    """The skill to activate for the user's words, and why: named by the user, or the best description (notebook 06)."""
+    for name, _ in catalog:
+        if re.search(rf"(?<![\w/-]){re.escape(name)}(?![\w/-])", text, re.I):
+            return name, [f"skill {name!r} is named by the user: activate it"]
+    scored = [(len(shared_words(d, text)), -i, n, sorted(shared_words(d, text))) for i, (n, d) in enumerate(catalog)]
+    notes = [f"skill {n!r} shares {s} word(s) with the user: {shared}" for s, _, n, shared in scored]
+    best = max(scored, default=None)
+    if best is None or best[0] < ACTIVATE_AT:
+        return None, notes + [f"no description shares {ACTIVATE_AT} or more words: no skill is loaded"]
+    return best[2], notes + [f"activate {best[2]!r} (most shared words, at least {ACTIVATE_AT})"]
+
+
+def shared_words(description: str, text: str) -> set[str]:
+    """The content words a description shares with the user's text; "Not …" sentences left out (notebook 06)."""
+    sentences = re.split(r"(?<=[.!?])\s+", description)
+    return content_words(" ".join(s for s in sentences if not _NEGATIVE.match(s))) & content_words(text)
+
+
+def follow_skill(dialogue: Dialogue, declined: list[str] | None = None) -> Decision | None:
+    """Load a matching skill, or take the next step of the loaded one; None when skills play no part (notebook 06).
+
+    When the catalog was read but no skill matched, the reasons are appended to `declined`.
+    """
+    catalog = read_catalog(dialogue.system)
+    offered = [t.name for t in dialogue.tools]
+    if not catalog or LOAD not in offered or dialogue.choice.mode in {"none", "tool"}:
+        return None
+    history = _history(dialogue)
+    loads = [(c, r) for c, r in history if c.name == LOAD]
+    if not loads:
+        last = dialogue.last
+        if last is None or last.role != "user" or last.results:
+            return None
+        name, notes = choose_skill(catalog, " ".join(dialogue.user_texts))
+        if name is None and declined is not None:
+            declined.extend(notes)
+        return SkillDecision("", [PlannedCall(LOAD, {"name": name})], notes) if name else None
+    call, result = loads[-1]
+    if result is None or result.is_error:
+        return None
+    return _next_step(dialogue, str(call.arguments.get("name")), result.text, history, offered)
+
+
+def _next_step(dialogue: Dialogue, skill: str, body: str, history: list[tuple[ToolSeen, ToolOutcome | None]],
+               offered: list[str]) -> Decision:
+    steps = read_method(body)
+    said = " ".join(dialogue.user_texts)
+    read = {c.arguments.get("path"): r for c, r in history if c.name == READ and c.arguments.get("skill") == skill}
+    synonyms = _synonyms([r.text for r in read.values() if r is not None and not r.is_error])
+    notes = [f"following skill {skill!r}: {len(steps)} method step(s)"]
+    for index, step in enumerate(steps):
+        where = f"step {step.n} ({step.verb})"
+        if step.verb == "read":
+            if step.target in read:
+                continue
+            if step.mentions and not content_words(" ".join(step.mentions)) & content_words(said):
+                notes.append(f"{where}: skipped, the question mentions none of {', '.join(step.mentions)}")
+                continue
+            notes.append(f"{where}: read {step.target}")
+            return SkillDecision("", [PlannedCall(READ, {"skill": skill, "path": step.target})], notes)
+        if step.verb == "ask":
+            wanting = next((s for s in steps[index + 1:] if s.verb in {"call", "prompt"}), None)
+            if wanting is not None and _missing(wanting, said, synonyms):
+                notes.append(f"{where}: {', '.join(_missing(wanting, said, synonyms))} not given, so ask")
+                return SkillDecision(step.quote or "Could you tell me more?", notes=notes)
+            continue
+        if step.verb in {"call", "prompt"}:
+            decision = _call_step(dialogue, step, where, said, synonyms, history, offered, notes)
+            if decision is not None:
+                return decision
+            continue
+        if step.verb == "answer":
+            return SkillDecision(_answer(skill, step, steps, history, list(read)), notes=notes + [f"{where}"])
+        notes.append(f"{where}: prose, which this simulated model cannot follow")
+    return SkillDecision(_answer(skill, Step(0, "answer"), steps, history, list(read)), notes=notes)
+
+
+def _call_step(dialogue: Dialogue, step: Step, where: str, said: str, synonyms: dict[str, str],
+               history: list[tuple[ToolSeen, ToolOutcome | None]], offered: list[str],
+               notes: list[str]) -> Decision | None:
+    missing = _missing(step, said, synonyms)
+    if missing:
+        return SkillDecision(f"The method needs {', '.join(missing)} for `{step.target}`, and the question does "
+                             "not say. Could you tell me?", notes=notes + [f"{where}: cannot fill {missing}"])
+    sets = _argument_sets(step, said, synonyms)
+    if step.verb == "prompt":
+        server, _, prompt = step.target.partition("/")
+        wanted = [(PROMPT, {"server": server, "name": prompt, "arguments": a}) for a in sets]
+    else:
+        name = resolve_tool(step.target, offered)
+        if name is None:
+            return SkillDecision(f"The skill's method calls `{step.target}`, which the host does not offer, so I "
+                                 "cannot follow it.", notes=notes + [f"{where}: {step.target} not offered"])
+        wanted = [(name, a) for a in sets]
+    made = [(c.name, c.arguments) for c, _ in history]
+    pending = [PlannedCall(n, a) for n, a in wanted if (n, a) not in made]
+    if not pending:
+        return None
+    if not dialogue.parallel:
+        pending = pending[:1]
+    notes.append(f"{where}: {len(pending)} call(s) to {step.target}, arguments as the method writes them")
+    return SkillDecision("", pending, notes)
+
+
+def _history(dialogue: Dialogue) -> list[tuple[ToolSeen, ToolOutcome | None]]:
+    results = {r.call_id: r for m in dialogue.messages for r in m.results}
+    return [(c, results.get(c.id)) for m in dialogue.messages for c in m.calls]
+
+
+def _split_arguments(text: str) -> dict[str, str]:
+    pairs = re.findall(r"(\w+)\s*=\s*(<[^>]*>|\"[^\"]*\"|[^,]+)", text)
+    return {k: v.strip() for k, v in pairs}
+
+
+def _values(spec: str, said: str, synonyms: dict[str, str]) -> list[object]:
+    """Every value a slot takes from the user's words, in the order they were mentioned; [] if none."""
+    if not spec.startswith("<"):
+        return [_literal(spec)]
+    inner = spec.strip("<>").strip()
+    if inner.startswith("each "):
+        return [v.strip() for v in inner[5:].split("|")]
+    if inner.startswith("like "):
+        words = [w.strip(_STRIP) for w in said.split()]
+        return list(dict.fromkeys(w for w in words if w and fnmatchcase(w, inner[5:].strip())))
+    found = []
+    for value in (v.strip() for v in inner.split("|")):
+        spellings = [value] + [word for word, meant in synonyms.items() if meant == value]
+        for spelling in spellings:
+            found += [(m.start(), value) for m in re.finditer(rf"(?<![\w-]){re.escape(spelling)}(?![\w-])", said, re.I)]
+    return list(dict.fromkeys(v for _, v in sorted(found)))
+
+
+def _missing(step: Step, said: str, synonyms: dict[str, str]) -> list[str]:
+    return [f"`{k}` ({v})" for k, v in step.arguments.items() if not _values(v, said, synonyms)]
+
+
+def _argument_sets(step: Step, said: str, synonyms: dict[str, str]) -> list[dict[str, object]]:
+    keys = list(step.arguments)
+    choices = [_values(step.arguments[k], said, synonyms) for k in keys]
+    return [dict(zip(keys, combo)) for combo in itertools.product(*choices)]
+
+
+def _literal(text: str) -> object:
+    text = text.strip()
+    if text.lower() in {"true", "false"}:
+        return text.lower() == "true"
+    if re.fullmatch(r"-?\d+", text):
+        return int(text)
+    return text.strip('"')
+
+
+def _synonyms(texts: list[str]) -> dict[str, str]:
+    """Words a skill's files map to a value: Markdown table rows `| household, kids | family |`."""
+    table: dict[str, str] = {}
+    for text in texts:
+        for words, value in _ROW.findall(text):
+            for word in words.split(","):
+                if word.strip() and not set(word.strip()) <= set("-: "):
+                    table[word.strip().strip("`").lower()] = value.strip().strip("`").lower()
+    return table
+
+
+def _answer(skill: str, step: Step, steps: list[Step], history: list[tuple[ToolSeen, ToolOutcome | None]],
+            read: list[object]) -> str:
+    tools = {s.target for s in steps if s.verb == "call"}
+    lines = []
+    for call, result in history:
+        if result is None or call.name in {LOAD, READ, PROMPT} or not any(resolve_tool(t, [call.name]) for t in tools):
+            continue
+        if result.is_error or result.text.startswith(("Error", "The host did not run")):
+            lines.append(f"`{call.name}` did not give a result: {result.text[:200]}")
+            continue
+        filled = _fill(step.quote, result.text)
+        if filled:
+            lines.append(filled)
+    files = f" (read first: {', '.join(map(str, read))})" if read else ""
+    body = " ".join(lines) or "the tools gave nothing I could quote, so I have no answer."
+    return f"Following the `{skill}` skill{files}: {body}"
+
+
+def _fill(template: str, text: str) -> str | None:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    fields = re.findall(r"\{(\w+)\}", template)
+    if not template or any(f not in data for f in fields):
+        return None if template else json.dumps(data, ensure_ascii=False)[:200]
+    return template.format(**{f: _plain(data[f]) for f in fields})
+
+
+def _plain(value: object) -> object:
+    return int(value) if isinstance(value, float) and value.is_integer() else value

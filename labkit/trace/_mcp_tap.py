@@ -1,0 +1,198 @@
+"""The MCP wire tap: records every JSON-RPC frame a client transport carries, in both directions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import anyio
+from mcp.client._transport import Transport, TransportStreams
+from mcp.shared.message import SessionMessage
+
+from ._events import Trace
+from ._summaries import frame_kind, summarise_frame
+
+__all__ = ["TappedTransport", "frame_payload"]
+
+
+def frame_payload(message: SessionMessage) -> dict[str, Any]:
+    """The JSON object this message is on the wire (what stdio writes and HTTP posts)."""
+    return message.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+
+
+class TappedTransport:
+    """Wraps any client transport and records each frame into a `Trace` (notebook 02).
+
+    `Client(TappedTransport(stdio_client(...), trace, server="logs"))` behaves exactly like the
+    inner transport: every item is passed through untouched, including exceptions (a line that is
+    not JSON) and the end of the stream (a server that died), which are recorded as such.
+
+    `server_events` names the file a lab server reports its inside work to (`servers/_report.py`);
+    those events are recorded just before the server's next frame, which they preceded.
+    """
+
+    def __init__(self, inner: Transport, trace: Trace, *, server: str, server_events: Path | None = None) -> None:
+        self._inner = inner
+        self.trace = trace
+        self.server = server
+        self.server_events = server_events
+        self.era: str | None = None
+        self._pending: dict[tuple[str, Any], tuple[str, str | None]] = {}
+        self._events_read = 0
+
+    async def __aenter__(self) -> TransportStreams:
+        read, write = await self._inner.__aenter__()
+        # A restarted server appends to the same file: what an earlier connection recorded is not news.
+        self._events_read = self._events_size() if self.server_events is not None else 0
+        return _TapRead(read, self), _TapWrite(write, self)
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        return await self._inner.__aexit__(exc_type, exc, tb)
+
+    def record_frame(self, outgoing: bool, message: SessionMessage) -> None:
+        """Record one frame; a failure to record is itself recorded, never raised into the SDK."""
+        try:
+            self._record_frame(outgoing, message)
+        except Exception as exc:  # the tap must not change what the SDK sees
+            self.record_failure("tap.error", f"could not record a frame: {type(exc).__name__}: {exc}")
+
+    def _record_frame(self, outgoing: bool, message: SessionMessage) -> None:
+        payload = frame_payload(message)
+        kind = frame_kind(payload)
+        self._learn_era(payload)
+        method = payload.get("method")
+        name = _frame_name(payload, method)
+        frame_id = payload.get("id")
+        # A request's reply travels the other way; remember what was asked to name the reply.
+        sender = "client" if outgoing else "server"
+        if kind == "jsonrpc.request":
+            self._pending[(sender, frame_id)] = (method, name)
+        elif kind in ("jsonrpc.response", "jsonrpc.error"):
+            requester = "server" if outgoing else "client"
+            method, name = self._pending.pop((requester, frame_id), (None, None))
+        src, dst = ("client", "server") if outgoing else ("server", "client")
+        self.trace.record(
+            src,
+            dst,
+            kind,
+            summarise_frame(payload, method),
+            ref=frame_id,
+            name=name,
+            payload=payload,
+            server=self.server,
+            era=self.era,
+            method=method,
+        )
+
+    def record_server_events(self) -> None:
+        """Record what the server reported since the last frame (complete lines only)."""
+        if self.server_events is None or self._events_size() == self._events_read:
+            return
+        try:
+            self._read_server_events()
+        except (OSError, ValueError, KeyError) as exc:
+            self.record_failure("tap.error", f"could not read the server's events: {type(exc).__name__}: {exc}")
+
+    def _events_size(self) -> int:
+        assert self.server_events is not None
+        try:
+            return self.server_events.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def _read_server_events(self) -> None:
+        assert self.server_events is not None
+        with self.server_events.open("rb") as handle:
+            handle.seek(self._events_read)
+            chunk = handle.read()
+        complete = chunk[: chunk.rfind(b"\n") + 1]
+        self._events_read += len(complete)
+        for line in complete.decode("utf-8").splitlines():
+            item = json.loads(line)
+            self.trace.record(
+                item["src"], item["dst"], item["kind"], item["summary"],
+                payload=item.get("payload"), server=self.server, era=self.era,
+            )
+
+    def record_failure(self, what: str, detail: str) -> None:
+        self.trace.record(
+            "server", "client", what, detail, payload={"detail": detail}, server=self.server, era=self.era
+        )
+
+    @property
+    def unanswered(self) -> list[tuple[str, Any]]:
+        """(sender, id) of requests whose reply has not been seen."""
+        return list(self._pending)
+
+    def _learn_era(self, payload: dict[str, Any]) -> None:
+        params = payload.get("params") or {}
+        if payload.get("method") == "initialize":
+            self.era = params.get("protocolVersion", self.era)
+        version = (params.get("_meta") or {}).get("io.modelcontextprotocol/protocolVersion")
+        if version:
+            self.era = version
+
+
+def _frame_name(payload: dict[str, Any], method: str | None) -> str | None:
+    params = payload.get("params") or {}
+    if method in ("tools/call", "prompts/get"):
+        return params.get("name") or method
+    return method
+
+
+class _StreamProxy:
+    """Delegates everything to the SDK's stream; subclasses intercept receive or send."""
+
+    def __init__(self, inner: Any, tap: TappedTransport) -> None:
+        self._inner, self._tap = inner, tap
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> "_StreamProxy":
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> bool | None:
+        return await self._inner.__aexit__(*exc_info)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _TapRead(_StreamProxy):
+    async def receive(self) -> SessionMessage | Exception:
+        try:
+            item = await self._inner.receive()
+        except Exception as exc:  # end of stream: the server went away
+            self._tap.record_server_events()
+            self._tap.record_failure("transport.closed", f"{type(exc).__name__}: the server closed the stream")
+            raise
+        self._tap.record_server_events()
+        if isinstance(item, Exception):
+            self._tap.record_failure("transport.error", f"{type(item).__name__}: {item}")
+        else:
+            self._tap.record_frame(False, item)
+        return item
+
+    def __aiter__(self) -> "_TapRead":
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError) as exc:
+            raise StopAsyncIteration from exc
+
+
+class _TapWrite(_StreamProxy):
+    async def send(self, item: SessionMessage, /) -> None:
+        self._tap.record_frame(True, item)
+        await self._inner.send(item)

@@ -1,0 +1,145 @@
+"""Views of a trace: a pandas table, a Mermaid sequence diagram, and one message pretty-printed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import pandas as pd
+
+from ._events import ACTORS, Event, Trace
+from ._summaries import fold
+
+__all__ = ["ACTOR_LABELS", "Diagram", "pretty", "select", "sequence_diagram", "table"]
+
+ACTOR_LABELS = {
+    "user": "User",
+    "host": "Host",
+    "model": "Model",
+    "client": "MCP client",
+    "server": "MCP server",
+    "system": "Business system",
+}
+# Mermaid reads ';' as a statement end and '#' as the start of an entity code.
+_MERMAID_ESCAPES = str.maketrans({"#": "#35;", ";": "#59;", "<": "#lt;", ">": "#gt;", "\n": " "})
+_DIAGRAM_LABEL = 64  # characters per arrow label; longer labels make the diagram too wide to read
+_TABLE_COLUMNS = ["seq", "round", "from", "to", "kind", "server", "id", "name", "summary"]
+
+
+def select(
+    trace: Trace | Iterable[Event],
+    *,
+    actors: Iterable[str] | None = None,
+    rounds: Iterable[int] | None = None,
+    kinds: Iterable[str] | None = None,
+    http: bool = False,
+) -> list[Event]:
+    """Events filtered by actor (either end), round and kind prefix (notebook 00).
+
+    HTTP-level events (status codes, MCP headers) are left out unless `http=True`.
+    """
+    actor_set = set(actors) if actors is not None else None
+    round_set = set(rounds) if rounds is not None else None
+    kind_list = list(kinds) if kinds is not None else None
+    return [
+        e
+        for e in trace
+        if (http or e.meta.get("layer") != "http")
+        and (actor_set is None or e.src in actor_set or e.dst in actor_set)
+        and (round_set is None or e.round in round_set)
+        and (kind_list is None or any(e.kind.startswith(k) for k in kind_list))
+    ]
+
+
+def table(trace: Trace | Iterable[Event], *, times: bool = False, **filters: Any) -> pd.DataFrame:
+    """One readable row per event; `times=True` adds milliseconds since the run began (notebook 00)."""
+    rows = [
+        {
+            "seq": e.seq,
+            "round": e.round,
+            "from": e.src,
+            "to": e.dst,
+            "kind": e.kind,
+            "server": e.meta.get("server", ""),
+            "id": "" if e.ref is None else str(e.ref),
+            "name": e.name or "",
+            "summary": e.summary,
+            **({"ms": round(e.t * 1000, 1)} if times else {}),
+        }
+        for e in select(trace, **filters)
+    ]
+    frame = pd.DataFrame(rows, columns=_TABLE_COLUMNS + (["ms"] if times else []))
+    return frame.set_index("seq")
+
+
+class Diagram:
+    """A Mermaid sequence diagram that JupyterLab renders offline, with a text fallback (notebook 00)."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/vnd.mermaid": self.source, "text/plain": self.source}
+
+    def __str__(self) -> str:
+        return self.source
+
+    def save(self, path: str) -> str:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(self.source + "\n")
+        return path
+
+
+def sequence_diagram(trace: Trace | Iterable[Event], *, numbered: bool = True, **filters: Any) -> Diagram:
+    """The events as a Mermaid `sequenceDiagram`, arrows in recorded order (notebook 00).
+
+    Requests are solid arrows, replies dashed, an actor's own decisions are notes; a new round
+    starts with a note across the diagram. `numbered` prefixes each line with its `seq`.
+    """
+    events = select(trace, **filters)
+    present = {a for e in events for a in (e.src, e.dst)}
+    lines = ["sequenceDiagram"]
+    lines += [f"    participant {a} as {ACTOR_LABELS[a]}" for a in ACTORS if a in present]
+    current_round = None
+    first, last = _span(present)
+    for e in events:
+        if e.round != current_round and first:
+            current_round = e.round
+            lines.append(f"    Note over {first},{last}: round {e.round}")
+        summary = fold(e.summary, _DIAGRAM_LABEL)
+        text = _mermaid_text(f"[{e.seq}] {summary}" if numbered else summary)
+        if e.src == e.dst:
+            lines.append(f"    Note over {e.src}: {text}")
+        else:
+            arrow = "-->>" if e.is_reply else "->>"
+            lines.append(f"    {e.src}{arrow}{e.dst}: {text}")
+    return Diagram("\n".join(lines))
+
+
+def pretty(event: Event, *, limit: int = 240) -> str:
+    """One event's full payload as indented JSON, long strings folded with a length marker (notebook 00)."""
+    header = f"#{event.seq} round {event.round} {event.src} → {event.dst} {event.kind}"
+    if event.ref is not None:
+        header += f" id={event.ref}"
+    body = json.dumps(_fold_strings(event.payload, limit), indent=2, ensure_ascii=False)
+    return f"{header}\n{body}"
+
+
+def _fold_strings(value: Any, limit: int) -> Any:
+    if isinstance(value, str):
+        return fold(value, limit)
+    if isinstance(value, dict):
+        return {k: _fold_strings(v, limit) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fold_strings(v, limit) for v in value]
+    return value
+
+
+def _span(present: set[str]) -> tuple[str | None, str | None]:
+    ordered = [a for a in ACTORS if a in present]
+    return (ordered[0], ordered[-1]) if ordered else (None, None)
+
+
+def _mermaid_text(text: str) -> str:
+    return text.translate(_MERMAID_ESCAPES)

@@ -1,0 +1,132 @@
+"""The four wings, proven from the code: what each wing imports, and what importing the host loads."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LABKIT = ROOT / "labkit"
+# Which wings each wing may import (besides itself); the facade `labkit/__init__.py` may import any.
+ALLOWED = {
+    "trace": set(),
+    "host": {"trace"},
+    "security": {"trace", "host"},
+    "skills": {"trace", "host"},
+    "simulator": {"trace"},
+    "lessons": {"trace", "host", "security", "skills", "simulator"},
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module `path` imports, relative imports resolved, at any depth (late imports included)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def _wing(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "labkit" and parts[1] in ALLOWED else None
+
+
+SOURCES = sorted(LABKIT.rglob("*.py"))
+
+
+def test_no_wing_imports_a_wing_above_it() -> None:
+    upward = []
+    for path in SOURCES:
+        wing = _wing(_module_name(path))
+        if wing is None:
+            continue
+        for module in _imports(path):
+            other = _wing(module)
+            if other is not None and other != wing and other not in ALLOWED[wing]:
+                upward.append(f"{path.relative_to(ROOT)} imports {module}")
+    assert upward == []
+
+
+def test_only_the_lessons_know_the_lab_servers() -> None:
+    leaks = [f"{p.relative_to(ROOT)} imports {m}" for p in SOURCES for m in _imports(p)
+             if (m == "servers" or m.startswith("servers.")) and _wing(_module_name(p)) != "lessons"]
+    assert leaks == []
+
+
+def test_nothing_under_labkit_reads_the_tests_folder() -> None:
+    readers = [str(p.relative_to(ROOT)) for p in SOURCES
+               if any(isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in ("tests", "tests/")
+                      for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))))]
+    assert readers == []
+
+
+def _loaded_after(statement: str) -> set[str]:
+    code = f"import sys; {statement}; import json; print(json.dumps(sorted(sys.modules)))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    return set(json.loads(result.stdout))
+
+
+def test_importing_the_host_loads_neither_the_simulator_nor_a_provider_sdk() -> None:
+    loaded = _loaded_after("import labkit.host")
+    assert {"labkit.simulator", "anthropic", "openai"} & loaded == set()
+    assert not any(m.startswith("servers") for m in loaded)
+
+
+def test_importing_labkit_loads_no_wing_until_a_name_is_used() -> None:
+    loaded = _loaded_after("import labkit")
+    assert not any(m.startswith("labkit.") for m in loaded)
+    assert "labkit.trace" in _loaded_after("import labkit; labkit.Trace")
+
+
+@pytest.mark.parametrize("wing", sorted(ALLOWED))
+def test_every_facade_name_is_reachable_from_the_top(wing: str) -> None:
+    import importlib
+
+    import labkit
+
+    facade = importlib.import_module(f"labkit.{wing}")
+    assert [name for name in facade.__all__ if getattr(labkit, name) is not getattr(facade, name)] == []
+
+
+def test_notebooks_import_only_from_facades() -> None:
+    offending = []
+    for path in sorted((ROOT / "notebooks").rglob("*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            for module in _imports_of_source("".join(cell["source"])):
+                if (module.startswith("labkit.") and any(p.startswith("_") for p in module.split("."))) \
+                        or module.startswith("servers._"):
+                    offending.append(f"{path.relative_to(ROOT)}: {module}")
+    assert offending == []
+
+
+def _imports_of_source(source: str) -> set[str]:
+    lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
+    try:
+        tree = ast.parse("\n".join(lines))
+    except SyntaxError:
+        return set()
+    return {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module} | {
+        a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
