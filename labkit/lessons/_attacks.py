@@ -11,7 +11,7 @@ from typing import Any
 from servers.untrusted._ground_truth import untrusted_dir
 
 from ..host import AuditLog, Conversation, RunResult, ServerSpec
-from ..security import ApprovalDesk, Defences, PinApprover, PinStore, Shield, readable, reveal, trust_on_first_use
+from ..security import ApprovalDesk, Defences, LabFolder, PinApprover, PinStore, Shield, readable, reveal, trust_on_first_use
 from ..simulator import MODEL_NAME, NAIVE_SCENARIO
 from ..trace import Event, Trace
 from ._model import make_client
