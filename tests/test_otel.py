@@ -8,7 +8,7 @@ import re
 import pytest
 
 from labkit.lessons import run_scenario
-from labkit.trace import save_otlp, to_otlp
+from labkit.trace import export_otlp, save_otlp, to_otlp
 
 START = 1_793_318_400_000_000_000  # 2026-10-30T00:00:00Z, so the file is the same on every run
 
@@ -133,3 +133,32 @@ async def test_the_older_era_over_http_nests_the_elicitation(tmp_path):
     assert {a["network.transport"] for a in mcp} == {"tcp"} and all(a.get("mcp.session.id") for a in mcp)
     assert {a["mcp.protocol.version"] for a in mcp} == {"2025-11-25"}
     assert "jsonrpc.request.id" not in _attrs(next(s for s in spans if s["name"] == "notifications/initialized"))
+
+
+async def test_the_sdk_exporter_sends_the_same_spans_to_a_collector(canonical):
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from threading import Thread
+
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    received: list[bytes] = []
+
+    class Collector(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 (the stdlib's name)
+            received.append(self.rfile.read(int(self.headers["Content-Length"])))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-protobuf")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Collector)
+    Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        export_otlp(canonical.trace, f"http://127.0.0.1:{server.server_port}/v1/traces", start_unix_nano=START)
+    finally:
+        server.shutdown()
+    request = ExportTraceServiceRequest.FromString(received[0])
+    sent = [s.name for r in request.resource_spans for sc in r.scope_spans for s in sc.spans]
+    assert sent == [s["name"] for s in _spans(to_otlp(canonical.trace, start_unix_nano=START))]

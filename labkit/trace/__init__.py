@@ -9,7 +9,7 @@ This wing imports nothing else of labkit.
 from ._events import ACTORS, Actor, Event, Trace
 from ._mcp_tap import TappedTransport, frame_payload
 from ._model_tap import OFFLINE_KEY, SIMULATED_MODEL, ModelTap, redact
-from ._otel import AGENT_NAME, save_otlp, to_otlp
+from ._otel import AGENT_NAME, export_otlp, save_otlp, to_otlp
 from ._png import save_png
 from ._steps import STEP_ACTORS, Step, count_steps, group_steps, steps_table
 from ._summaries import fold, frame_kind, summarise_frame
@@ -18,7 +18,7 @@ from ._views import ACTOR_LABELS, Diagram, pretty, select, sequence_diagram, tab
 
 __all__ = [
     "ACTORS", "ACTOR_LABELS", "AGENT_NAME", "ESTIMATOR", "OFFLINE_KEY", "SIMULATED_MODEL", "STEP_ACTORS", "Actor", "Diagram",
-    "Event", "ModelTap", "Step", "TappedTransport", "Trace", "count_steps", "estimate_tokens", "fold", "frame_kind", "frame_payload",
+    "Event", "ModelTap", "export_otlp", "Step", "TappedTransport", "Trace", "count_steps", "estimate_tokens", "fold", "frame_kind", "frame_payload",
     "group_steps", "pretty", "redact", "save_otlp", "save_png", "select", "sequence_diagram", "steps_table",
     "summarise_frame", "table", "to_otlp",
 ]

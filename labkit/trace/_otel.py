@@ -1,4 +1,4 @@
-"""Export a trace as OpenTelemetry spans in OTLP/JSON, named by the MCP and GenAI semantic conventions."""
+"""A trace as OpenTelemetry spans, made with the official SDK and named by the MCP and GenAI semantic conventions."""
 
 from __future__ import annotations
 
@@ -9,17 +9,31 @@ from pathlib import Path
 from typing import Any
 
 from ._events import Event, Trace
+from ._otel_sdk import emit, encode_json, send
 
-__all__ = ["AGENT_NAME", "save_otlp", "to_otlp"]
+__all__ = ["AGENT_NAME", "export_otlp", "save_otlp", "to_otlp"]
 
 AGENT_NAME = "labkit-host"
 _INTERNAL, _SERVER, _CLIENT = 1, 2, 3  # OTLP SpanKind
-_ERROR = 2  # OTLP StatusCode
 _PROVIDERS = {"/v1/messages": "anthropic", "/v1/chat/completions": "openai", "/v1/responses": "openai"}
 
 
 def to_otlp(trace: Trace, *, start_unix_nano: int | None = None, salt: str = "") -> dict[str, Any]:
-    """The trace as one OTLP/JSON `resourceSpans` document (notebook 03).
+    """The trace as one OTLP/JSON `resourceSpans` document, encoded by the OpenTelemetry SDK (notebook 03)."""
+    return encode_json(_spans(trace, start_unix_nano, salt), service=AGENT_NAME)
+
+
+def export_otlp(trace: Trace, endpoint: str, *, headers: dict[str, str] | None = None, **options: Any) -> None:
+    """Send the trace's spans to an OTLP/HTTP collector, e.g. `http://127.0.0.1:4318/v1/traces` (notebook 03).
+
+    Jaeger, Arize Phoenix and Langfuse accept OTLP/HTTP; the SDK's own exporter sends the protobuf.
+    """
+    send(_spans(trace, options.get("start_unix_nano"), options.get("salt", "")), service=AGENT_NAME,
+         endpoint=endpoint, headers=headers)
+
+
+def _spans(trace: Trace, start_unix_nano: int | None, salt: str) -> list[Any]:
+    """Plan the spans, then make them with the SDK's tracer (`_otel_sdk.emit`).
 
     A request and its reply become one span: JSON-RPC frames paired by server and id (kind CLIENT,
     or SERVER for a request the server sent), model calls paired in order (`chat {model}`). One
@@ -74,11 +88,7 @@ def to_otlp(trace: Trace, *, start_unix_nano: int | None = None, salt: str = "")
     for e in loose:
         _innermost(spans, e.seq, e.meta.get("server"), root)["events"].append(_span_event(e))
     root["_last"] = events[-1].seq if events else 0
-    return {"resourceSpans": [{
-        "resource": {"attributes": _attributes({"service.name": AGENT_NAME})},
-        "scopeSpans": [{"scope": {"name": "labkit.otel"},
-                        "spans": [_finish(s, base, events) for s in (root, *spans)]}],
-    }]}
+    return emit([_finish(s, base, events) for s in (root, *spans)], service=AGENT_NAME)
 
 
 def save_otlp(trace: Trace, path: str | Path, **options: Any) -> Path:
@@ -153,7 +163,7 @@ def _span(trace_id: str, key: Any, name: str, kind: int, first: Event | None, la
     first_seq = first.seq if first else 0
     return {"traceId": trace_id, "spanId": _hash(trace_id, str(key))[:16], "parentSpanId": parent, "name": name,
             "kind": kind, "_first": first_seq, "_last": last.seq if last else first_seq,
-            "attributes": {}, "events": [], "status": {}}
+            "attributes": {}, "events": [], "status": None}
 
 
 def _innermost(spans: list[dict[str, Any]], seq: int, server: Any, root: dict[str, Any]) -> dict[str, Any]:
@@ -171,38 +181,26 @@ def _span_event(e: Event) -> dict[str, Any]:
 
 
 def _finish(span: dict[str, Any], base: int, events: list[Event]) -> dict[str, Any]:
-    """Turn the working dict into OTLP/JSON: times from sequence numbers, typed attribute values."""
+    """Times from sequence numbers; attributes without the unset ones, as the SDK takes them."""
     at = {e.seq: base + _ns(e.t) for e in events}
     first, last = span.pop("_first"), span.pop("_last")
-    span["startTimeUnixNano"] = str(at.get(first, base))
-    span["endTimeUnixNano"] = str(at.get(last, at.get(first, base)))
+    span["start"] = at.get(first, base)
+    span["end"] = at.get(last, at.get(first, base))
     span["attributes"] = _attributes(span["attributes"])
-    span["events"] = [{"timeUnixNano": str(at.get(ev.pop("_seq"), base)), "name": ev["name"],
+    span["events"] = [{"time": at.get(ev.pop("_seq"), base), "name": ev["name"],
                        "attributes": _attributes(ev["attributes"])} for ev in span["events"]]
-    span["parentSpanId"] = span["parentSpanId"] or ""
     return span
 
 
 def _fail(span: dict[str, Any], error_type: str, message: str, *, code: str | None = None) -> None:
     span["attributes"]["error.type"] = error_type
     span["attributes"]["rpc.response.status_code"] = code
-    span["status"] = {"code": _ERROR, "message": message}
+    span["status"] = message
 
 
-def _attributes(values: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"key": k, "value": _value(v)} for k, v in values.items() if v is not None]
-
-
-def _value(v: Any) -> dict[str, Any]:
-    if isinstance(v, bool):
-        return {"boolValue": v}
-    if isinstance(v, int):
-        return {"intValue": str(v)}  # int64 is a string in OTLP/JSON
-    if isinstance(v, float):
-        return {"doubleValue": v}
-    if isinstance(v, (list, tuple)):
-        return {"arrayValue": {"values": [_value(x) for x in v]}}
-    return {"stringValue": v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}
+def _attributes(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: v if isinstance(v, (bool, int, float, str, list, tuple)) else json.dumps(v, ensure_ascii=False)
+            for k, v in values.items() if v is not None}
 
 
 def _body(e: Event | None) -> dict[str, Any]:
