@@ -15,6 +15,23 @@ os.environ.setdefault(_SESSION_MARK, uuid.uuid4().hex)
 _SETTLE_SECONDS = 10.0
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _declared_kinds_only() -> Iterator[None]:
+    """Every event any test records must be of a kind declared in `labkit.trace.Kind` (the trace's vocabulary)."""
+    from labkit.trace import Kind, Trace
+
+    record = Trace.record
+    declared = {kind.value for kind in Kind}
+
+    def checked(self, src, dst, kind, *args, **kwargs):
+        assert kind in declared, f"event kind {kind!r} is not declared in labkit/trace/_kinds.py"
+        return record(self, src, dst, kind, *args, **kwargs)
+
+    Trace.record = checked
+    yield
+    Trace.record = record
+
+
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:
     return "asyncio"

@@ -4,6 +4,7 @@ the approval desk; least-privilege launches; the five pre-launch questions."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from mcp import Client
@@ -163,7 +164,8 @@ async def _environment(spec):
 async def test_least_privilege_launch_hides_the_host_secrets():
     lab = prepare_lab()
     spec = ServerSpec("untrusted.files")
-    careless, confined = await _environment(over_broad(spec, lab)), await _environment(least_privilege(spec, lab))
+    careless = await _environment(over_broad(spec, lab, {TOKEN_ENV: os.environ[TOKEN_ENV]}))
+    confined = await _environment(least_privilege(spec, lab))
     assert careless[TOKEN_ENV] == TOKEN_CANARY
     assert TOKEN_CANARY not in json.dumps(confined) and TOKEN_ENV not in confined
     assert not [k for k in confined if "API_KEY" in k or "TOKEN" in k or "SECRET" in k]

@@ -7,6 +7,7 @@ This wing imports nothing else of labkit.
 """
 
 from ._events import ACTORS, Actor, Event, Trace
+from ._kinds import KIND_MEANINGS, Kind, Meta, Outcome
 from ._mcp_tap import TappedTransport, frame_payload
 from ._model_tap import OFFLINE_KEY, SIMULATED_MODEL, ModelTap, redact
 from ._otel import AGENT_NAME, export_otlp, save_otlp, to_otlp
@@ -17,8 +18,8 @@ from ._tokens import ESTIMATOR, estimate_tokens
 from ._views import ACTOR_LABELS, Diagram, pretty, select, sequence_diagram, table
 
 __all__ = [
-    "ACTORS", "ACTOR_LABELS", "AGENT_NAME", "ESTIMATOR", "OFFLINE_KEY", "SIMULATED_MODEL", "STEP_ACTORS", "Actor", "Diagram",
-    "Event", "ModelTap", "export_otlp", "Step", "TappedTransport", "Trace", "count_steps", "estimate_tokens", "fold", "frame_kind", "frame_payload",
+    "ACTORS", "ACTOR_LABELS", "AGENT_NAME", "ESTIMATOR", "KIND_MEANINGS", "OFFLINE_KEY", "SIMULATED_MODEL", "STEP_ACTORS", "Actor", "Diagram",
+    "Event", "Kind", "Meta", "ModelTap", "Outcome", "export_otlp", "Step", "TappedTransport", "Trace", "count_steps", "estimate_tokens", "fold", "frame_kind", "frame_payload",
     "group_steps", "pretty", "redact", "save_otlp", "save_png", "select", "sequence_diagram", "steps_table",
     "summarise_frame", "table", "to_otlp",
 ]

@@ -1,0 +1,116 @@
+"""The trace's vocabulary: every event kind, the meta keys decisions carry, and the outcomes they record."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+__all__ = ["KIND_MEANINGS", "Kind", "Meta", "Outcome"]
+
+
+class Kind(StrEnum):
+    """Every event kind a run records; each is a string, so `event.kind == Kind.HOST_GATE` reads as it says."""
+
+    USER_ASK = "user.ask"
+    USER_ANSWER = "user.answer"
+    HOST_GATE = "host.gate"
+    HOST_FORM = "host.form"
+    HOST_RELAY = "host.relay"
+    HOST_WRITEBACK = "host.writeback"
+    HOST_CHECK = "host.check"
+    HOST_DELIVER = "host.deliver"
+    HOST_STOP = "host.stop"
+    HOST_ERROR = "host.error"
+    HOST_RESTART = "host.restart"
+    HOST_TRUNCATE = "host.truncate"
+    HOST_NOTE = "host.note"
+    HOST_APPROVAL = "host.approval"
+    HOST_SCAN = "host.scan"
+    HOST_PIN = "host.pin"
+    HOST_HINTS = "host.hints"
+    HOST_TAINT = "host.taint"
+    HOST_SANITIZE = "host.sanitize"
+    SKILL_CATALOG = "skill.catalog"
+    SKILL_LOAD = "skill.load"
+    SKILL_RESOURCE = "skill.resource"
+    SKILL_PROMPT = "skill.prompt"
+    SKILL_REFUSE = "skill.refuse"
+    MODEL_REQUEST = "model.request"
+    MODEL_RESPONSE = "model.response"
+    JSONRPC_REQUEST = "jsonrpc.request"
+    JSONRPC_RESPONSE = "jsonrpc.response"
+    JSONRPC_ERROR = "jsonrpc.error"
+    JSONRPC_NOTIFICATION = "jsonrpc.notification"
+    HTTP_REQUEST = "http.request"
+    HTTP_RESPONSE = "http.response"
+    TRANSPORT_ERROR = "transport.error"
+    TRANSPORT_CLOSED = "transport.closed"
+    SERVER_QUERY = "server.query"
+    SERVER_RENDER = "server.render"
+    SERVER_RECEIVED = "server.received"
+    SYSTEM_ANSWER = "system.answer"
+
+
+KIND_MEANINGS: dict[Kind, str] = {
+    Kind.USER_ASK: "the user's question to the host",
+    Kind.USER_ANSWER: "the user's answer: to a form, an approval or the model's question",
+    Kind.HOST_GATE: "the host's verdict on one proposed call (allow-list, schema, approval)",
+    Kind.HOST_FORM: "the host shows a server's question as a form",
+    Kind.HOST_RELAY: "the host shows the model's question to the user",
+    Kind.HOST_WRITEBACK: "the host writes tool results back to the model as data",
+    Kind.HOST_CHECK: "the host checks the candidate answer against the task",
+    Kind.HOST_DELIVER: "the host delivers the answer to the user",
+    Kind.HOST_STOP: "the host stops the run without delivering",
+    Kind.HOST_ERROR: "a protocol error, timeout or crash the host handled",
+    Kind.HOST_RESTART: "the host restarts a server that stopped",
+    Kind.HOST_TRUNCATE: "the host cut a result that was too long",
+    Kind.HOST_NOTE: "a note the host or a lesson adds to the story",
+    Kind.HOST_APPROVAL: "a person is asked to approve a call",
+    Kind.HOST_SCAN: "the scanner's verdict on a tool definition",
+    Kind.HOST_PIN: "a tool definition checked against its pin",
+    Kind.HOST_HINTS: "annotations of an untrusted server are ignored",
+    Kind.HOST_TAINT: "untrusted content entered the context",
+    Kind.HOST_SANITIZE: "hidden characters were removed from a result",
+    Kind.SKILL_CATALOG: "tier 1: the skill catalog in the system prompt",
+    Kind.SKILL_LOAD: "tier 2: a skill's body loaded",
+    Kind.SKILL_RESOURCE: "tier 3: a skill's file read",
+    Kind.SKILL_PROMPT: "an MCP prompt a loaded skill names, fetched",
+    Kind.SKILL_REFUSE: "the host refused a skill request",
+    Kind.MODEL_REQUEST: "a request body the SDK sent to the model API",
+    Kind.MODEL_RESPONSE: "the model API's response body",
+    Kind.JSONRPC_REQUEST: "a JSON-RPC request frame (either direction)",
+    Kind.JSONRPC_RESPONSE: "a JSON-RPC result frame",
+    Kind.JSONRPC_ERROR: "a JSON-RPC error frame",
+    Kind.JSONRPC_NOTIFICATION: "a JSON-RPC notification frame",
+    Kind.HTTP_REQUEST: "an HTTP request of the Streamable HTTP transport",
+    Kind.HTTP_RESPONSE: "its HTTP status and MCP headers",
+    Kind.TRANSPORT_ERROR: "a line on the wire that is not JSON-RPC",
+    Kind.TRANSPORT_CLOSED: "the server's side of the connection ended",
+    Kind.SERVER_QUERY: "what a server asked its business system",
+    Kind.SERVER_RENDER: "a server drew a chart",
+    Kind.SERVER_RECEIVED: "what an untrusted server received (ground truth)",
+    Kind.SYSTEM_ANSWER: "the business system's answer",
+}
+
+
+class Meta(StrEnum):
+    """Keys of `Event.meta` that code reads; decisions are read from these, never from a summary's words."""
+
+    SERVER = "server"
+    ERA = "era"
+    METHOD = "method"
+    LAYER = "layer"
+    STATUS = "status"
+    OUTCOME = "outcome"
+    BY = "by"
+    SIMULATED = "simulated"
+    CALL_IDS = "call_ids"
+
+
+class Outcome(StrEnum):
+    """What a decision event decided (`meta["outcome"]`)."""
+
+    ALLOWED = "allowed"
+    BLOCKED = "blocked"
+    DENIED = "denied"
+    WITHHELD = "withheld"
+    APPROVED = "approved"
