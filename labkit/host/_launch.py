@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import socket
 import subprocess
 import sys
@@ -69,7 +70,7 @@ class ServerSpec:
     def command_line(self) -> list[str]:
         """What is run: the lab server's module with this Python, or the command as given."""
         if self.command is not None:
-            return [self.command, *self.args]
+            return [_installed(self.command), *self.args]
         return [sys.executable, "-m", _module(self.name), *self.args]
 
     def describe(self) -> str:
@@ -155,6 +156,14 @@ def http_server(
             _stop(proc)
             if errlog is None:
                 log.close()
+
+
+def _installed(command: str) -> str:
+    """A bare command not on PATH but installed beside this Python (a kernel's venv is often not on PATH)."""
+    beside = Path(sys.executable).with_name(command)
+    if os.sep not in command and shutil.which(command) is None and beside.exists():
+        return str(beside)
+    return command
 
 
 def _module(server: str) -> str:
