@@ -143,7 +143,7 @@ def http_server(
     port = port or free_port()
     log = errlog or tempfile.TemporaryFile(mode="w+")
     with tempfile.TemporaryDirectory(prefix="labkit-start-") as folder:
-        record = StartRecord(spec, Path(folder) / "status.json", log)
+        record = StartRecord(spec.name, spec.describe(), Path(folder) / "status.json", log)
         command = [*spec.command_line(), "--http", "--port", str(port)]
         proc = subprocess.Popen(
             [sys.executable, "-I", "-S", _SUPERVISOR, str(record.status_file), "--", *command],
@@ -160,10 +160,10 @@ def http_server(
 
 def _installed(command: str) -> str:
     """A bare command not on PATH but installed beside this Python (a kernel's venv is often not on PATH)."""
+    if os.sep in command or shutil.which(command) is not None:
+        return command
     beside = Path(sys.executable).with_name(command)
-    if os.sep not in command and shutil.which(command) is None and beside.exists():
-        return str(beside)
-    return command
+    return str(beside) if beside.exists() else command
 
 
 def _module(server: str) -> str:

@@ -6,10 +6,7 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from ._launch import ServerSpec
+from typing import IO, Any
 
 __all__ = ["ServerStartError", "StartRecord"]
 
@@ -21,7 +18,8 @@ _STATUS_WAIT_S = 0.5
 class StartRecord:
     """Where a starting server leaves its traces: the supervisor's status file and the server's stderr."""
 
-    spec: "ServerSpec"
+    server: str
+    command: str
     status_file: Path
     errlog: IO[str]
 
@@ -72,5 +70,5 @@ class ServerStartError(RuntimeError):
     @classmethod
     def from_record(cls, record: StartRecord, stage: str) -> "ServerStartError":
         status = record.status() or {}
-        return cls(record.spec.name, record.spec.describe(), stage, status.get("returncode"),
+        return cls(record.server, record.command, stage, status.get("returncode"),
                    record.stderr_tail(), status.get("error"))

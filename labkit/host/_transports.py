@@ -49,7 +49,7 @@ async def _explained(spec: ServerSpec, errlog: IO[str] | None) -> AsyncIterator[
     with ExitStack() as files:
         log = errlog if errlog is not None else files.enter_context(tempfile.TemporaryFile(mode="w+"))
         folder = Path(files.enter_context(tempfile.TemporaryDirectory(prefix="labkit-start-")))
-        record = StartRecord(spec, folder / "status.json", log)
+        record = StartRecord(spec.name, spec.describe(), folder / "status.json", log)
         try:
             async with stdio_client(stdio_params(spec, record=record), errlog=log) as streams:
                 yield streams
