@@ -13,7 +13,9 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitResult
 
-from labkit.host import http_server, http_transport, memory_transport, stdio_params, stdio_transport
+from labkit.host import (
+    ServerStartError, http_server, http_transport, memory_transport, stdio_params, stdio_transport,
+)
 from labkit.trace import TappedTransport, Trace, pretty, save_png, select, sequence_diagram, table
 from tests.toy_server import build_server
 
@@ -114,9 +116,10 @@ async def test_a_line_that_is_not_json_is_recorded_and_the_session_goes_on(tmp_p
 
 async def test_a_server_that_dies_mid_call_is_recorded():
     trace = Trace()
-    with pytest.raises((MCPError, ExceptionGroup)):
+    with pytest.raises(ServerStartError) as died:
         async with Client(stdio_transport(TOY, trace)) as client:
             await client.call_tool("die", {})
+    assert died.value.server == TOY and died.value.returncode == 3, "the error names the server and its exit status"
     call = next(e for e in trace.of_kind("jsonrpc.request") if e.name == "die")
     assert not [e for e in trace.of_kind("jsonrpc.response") if e.ref == call.ref]
     assert trace.of_kind("transport.closed"), [e.kind for e in trace]
@@ -125,7 +128,7 @@ async def test_a_server_that_dies_mid_call_is_recorded():
 async def test_json_round_trip_is_lossless(tmp_path):
     trace = Trace()
     await _exchange(stdio_transport(TOY, trace), "legacy")
-    trace.record("host", "host", "gate", "allowed", ref="x", note="a \u2603 snowman")
+    trace.record("host", "host", "host.gate", "allowed", ref="x", note="a \u2603 snowman")
     again = Trace.load(trace.save(tmp_path / "trace.json"))
     assert again.events == trace.events
     assert again.to_json() == trace.to_json()
@@ -134,7 +137,7 @@ async def test_json_round_trip_is_lossless(tmp_path):
 async def test_table_and_diagram_follow_recorded_order(tmp_path):
     trace = Trace()
     await _exchange(stdio_transport(TOY, trace), "auto")
-    trace.record("host", "host", "gate", "a; note with # and <tags>")
+    trace.record("host", "host", "host.gate", "a; note with # and <tags>")
     frame = table(trace)
     assert list(frame.columns) == ["round", "from", "to", "kind", "server", "id", "name", "summary"]
     assert list(frame.index) == [e.seq for e in trace]
@@ -160,23 +163,3 @@ async def test_pretty_folds_long_strings_but_the_payload_keeps_them():
     assert state not in shown and "chars)…" in shown
     assert len(state) > 40
 
-
-def test_call_spans_pair_requests_and_responses_and_overlap_saving_reads_them():
-    from labkit.trace import CallSpan, call_spans, overlap_saving
-
-    trace = Trace()
-    trace.round = 1
-    for server, ref in (("a", 1), ("b", 1)):
-        trace.record("client", "server", "jsonrpc.request", "call", ref=ref, name=f"tool_{server}",
-                     payload={"method": "tools/call"}, server=server)
-    trace.record("client", "server", "jsonrpc.request", "list", ref=2, name="tools/list",
-                 payload={"method": "tools/list"}, server="a")
-    for server in ("b", "a"):
-        trace.record("server", "client", "jsonrpc.response", "done", ref=1, name=f"tool_{server}", server=server)
-    spans = call_spans(trace)
-    assert [(s.server, s.tool) for s in spans] == [("a", "tool_a"), ("b", "tool_b")]
-    assert all(s.answered >= s.sent for s in spans)
-    one_after_another = [CallSpan(1, "a", "x", 0.0, 1.0), CallSpan(1, "a", "y", 1.0, 3.0)]
-    together = [CallSpan(1, "a", "x", 0.0, 1.0), CallSpan(1, "b", "y", 0.0, 2.0)]
-    assert overlap_saving(one_after_another) == {1: 0.0}
-    assert overlap_saving(together) == {1: 1.0}
