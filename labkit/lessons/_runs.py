@@ -20,7 +20,7 @@ from ..host import (
     scripted_form,
     select_model,
 )
-from ..trace import Step, Trace, count_steps, group_steps
+from ..trace import Event, Step, Trace, count_steps, group_steps
 from ._model import make_client
 
 __all__ = ["SCENARIO_NAMES", "ScenarioRun", "TASKS", "run_scenario"]
@@ -60,6 +60,14 @@ class ScenarioRun:
     @property
     def counts(self) -> dict[str, int]:
         return count_steps(self.steps)
+
+    @property
+    def chart_reply(self) -> Event | None:
+        """The server's reply that saved the chart, or None when none was (the form declined, say) (notebook 03)."""
+        results = [(e, e.payload.get("result") or {}) for e in self.trace
+                   if e.kind == "jsonrpc.response" and e.name == "render_error_trend"]
+        saved = [e for e, result in results if "structuredContent" in result and not result.get("isError")]
+        return saved[-1] if saved else None
 
     def as_json(self) -> dict[str, Any]:
         """The CLI's `--json` object: scenario, era, model, steps, counts computed from the steps, events."""
