@@ -109,7 +109,7 @@ async def run_scenario(
     async with Host(
         trace, servers, era=era, policy=_POLICY, required_tools=_REQUIRED,
         elicit=elicit or scripted_form({"space": "personal"}),
-        ask_user=ask_user or scripted_answers("order-service"),
+        ask_user=ask_user or (scripted_answers("order-service") if elicit is None else None),  # no hidden answers to a learner
     ) as host:
         conversation = Conversation(client, model, host.tools, system=_SYSTEM, api=api)
         result = await host.run(TASKS[scenario], conversation)

@@ -14,10 +14,10 @@ from ._png import save_png
 from ._steps import STEP_ACTORS, Step, count_steps, group_steps, steps_table
 from ._summaries import fold, frame_kind, summarise_frame
 from ._tokens import ESTIMATOR, estimate_tokens
-from ._views import ACTOR_LABELS, Diagram, pretty, select, sequence_diagram, table
+from ._views import ACTOR_LABELS, Diagram, EventTable, pretty, select, sequence_diagram, table
 
 __all__ = [
-    "ACTORS", "ACTOR_LABELS", "AGENT_NAME", "ESTIMATOR", "OFFLINE_KEY", "SIMULATED_MODEL", "STEP_ACTORS", "Actor", "Diagram",
+    "ACTORS", "ACTOR_LABELS", "AGENT_NAME", "ESTIMATOR", "OFFLINE_KEY", "SIMULATED_MODEL", "STEP_ACTORS", "Actor", "Diagram", "EventTable",
     "Event", "ModelTap", "Step", "TappedTransport", "Trace", "count_steps", "estimate_tokens", "fold", "frame_kind", "frame_payload",
     "group_steps", "pretty", "redact", "save_otlp", "save_png", "select", "sequence_diagram", "steps_table",
     "summarise_frame", "table", "to_otlp",

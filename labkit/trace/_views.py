@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Iterable
 from typing import Any
@@ -11,7 +12,7 @@ import pandas as pd
 from ._events import ACTORS, Event, Trace
 from ._summaries import fold
 
-__all__ = ["ACTOR_LABELS", "Diagram", "pretty", "select", "sequence_diagram", "table"]
+__all__ = ["ACTOR_LABELS", "Diagram", "EventTable", "pretty", "select", "sequence_diagram", "table"]
 
 ACTOR_LABELS = {
     "user": "User",
@@ -24,7 +25,12 @@ ACTOR_LABELS = {
 # Mermaid reads ';' as a statement end and '#' as the start of an entity code.
 _MERMAID_ESCAPES = str.maketrans({"#": "#35;", ";": "#59;", "<": "#lt;", ">": "#gt;", "\n": " "})
 _DIAGRAM_LABEL = 64  # characters per arrow label; longer labels make the diagram too wide to read
-_TABLE_COLUMNS = ["seq", "round", "from", "to", "kind", "server", "id", "name", "summary"]
+_TABLE_COLUMNS = ["seq", "round", "from", "to", "kind", "summary", "name", "server", "id"]
+_SHORT_ID = 10  # characters of an id shown in a table; the whole id is on hover
+_TABLE_STYLE = (
+    "<style>.labkit-events th, .labkit-events td {text-align: left; vertical-align: top}"
+    " .labkit-events td.summary {min-width: 28em; white-space: normal}</style>"
+)
 
 
 def select(
@@ -52,7 +58,7 @@ def select(
     ]
 
 
-def table(trace: Trace | Iterable[Event], *, times: bool = False, **filters: Any) -> pd.DataFrame:
+def table(trace: Trace | Iterable[Event], *, times: bool = False, **filters: Any) -> "EventTable":
     """One readable row per event; `times=True` adds milliseconds since the run began (notebook 00)."""
     rows = [
         {
@@ -61,16 +67,47 @@ def table(trace: Trace | Iterable[Event], *, times: bool = False, **filters: Any
             "from": e.src,
             "to": e.dst,
             "kind": e.kind,
+            "summary": e.summary,
+            "name": e.name or "",
             "server": e.meta.get("server", ""),
             "id": "" if e.ref is None else str(e.ref),
-            "name": e.name or "",
-            "summary": e.summary,
             **({"ms": round(e.t * 1000, 1)} if times else {}),
         }
         for e in select(trace, **filters)
     ]
-    frame = pd.DataFrame(rows, columns=_TABLE_COLUMNS + (["ms"] if times else []))
-    return frame.set_index("seq")
+    return EventTable(pd.DataFrame(rows, columns=_TABLE_COLUMNS + (["ms"] if times else [])).set_index("seq"))
+
+
+class EventTable(pd.DataFrame):
+    """The events as a DataFrame that JupyterLab shows the way the lesson reads (notebook 00).
+
+    Shown: from → to, kind and a wide left-aligned summary first, ids shortened (the whole id on
+    hover). The data keeps every column; anything derived from it is a plain DataFrame.
+    """
+
+    @property
+    def _constructor(self) -> type[pd.DataFrame]:
+        return pd.DataFrame
+
+    def _repr_html_(self) -> str:
+        columns = ["round", "from → to", *(c for c in self.columns if c not in ("round", "from", "to"))]
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in ["seq", *columns])
+        body = "".join(f"<tr><th>{seq}</th>{self._cells(row)}</tr>" for seq, row in self.iterrows())
+        return (f"{_TABLE_STYLE}<table class='dataframe labkit-events'><thead><tr>{head}</tr></thead>"
+                f"<tbody>{body}</tbody></table><p>{len(self)} events</p>")
+
+    @staticmethod
+    def _cells(row: pd.Series) -> str:
+        route = html.escape(f"{row['from']} → {row['to']}")
+        cells = [f"<td>{row['round']}</td>", f"<td>{route}</td>"]
+        for column, value in row.items():
+            if column in ("round", "from", "to"):
+                continue
+            text = html.escape(str(value))
+            if column == "id" and len(text) > _SHORT_ID:
+                text = f"<span title='{text}'>{text[:_SHORT_ID - 1]}…</span>"
+            cells.append(f"<td class='{column}'>{text}</td>")
+        return "".join(cells)
 
 
 class Diagram:
