@@ -38,6 +38,7 @@ from ._mapping import (
 )
 from ._model_clients import ENV_VAR, ModelSelection, Provider, model_client, select_model
 from ._pool import HOST_SERVER, Route, ServerPool
+from ._progress import Progress, progress
 from ._router import ToolRouter, result_as_data, truncate
 from ._start_errors import ServerStartError
 from ._transports import http_transport, memory_transport, stdio_transport
@@ -47,10 +48,10 @@ __all__ = [
     "CONFIG_KEYS", "ENV_VAR", "ERAS", "HOST_INFO", "HOST_SERVER", "REPO_ROOT", "SCRIPTED_USER_ENV", "TRANSPORTS",
     "WORKDIR_ENV", "Api", "Approver", "Asker", "AuditEntry", "AuditLog", "Conversation", "ConvertedTool", "Elicitor",
     "GateDecision", "GatePolicy", "Guard", "Host", "LocalTool", "LocalToolResult", "McpCall", "ModelSelection",
-    "NameMap", "Provider", "Route", "RunResult", "ServerPool", "ServerSpec", "ServerStartError", "ToolCall",
+    "NameMap", "Progress", "Provider", "Route", "RunResult", "ServerPool", "ServerSpec", "ServerStartError", "ToolCall",
     "ToolResult", "ToolRouter", "Turn", "argument_hash", "check_call", "convert_tool", "convert_tools", "deny_all",
     "drop_nulls", "free_port", "http_server", "http_transport", "load_config", "memory_transport", "model_client",
-    "needs_approval", "provider_name", "result_as_data", "scripted_answers", "scripted_form", "scripted_user_active",
+    "needs_approval", "progress", "provider_name", "result_as_data", "scripted_answers", "scripted_form", "scripted_user_active",
     "select_model", "server_env", "specs_from_config", "stdio_params", "stdio_transport", "strict_schema",
     "to_mcp_call", "truncate", "widget_form", "wire_tool",
 ]

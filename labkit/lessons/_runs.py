@@ -16,6 +16,7 @@ from ..host import (
     Host,
     RunResult,
     ServerSpec,
+    progress,
     scripted_answers,
     scripted_form,
     select_model,
@@ -106,12 +107,18 @@ async def run_scenario(
     model = select_model(provider, env).model
     servers = [ServerSpec("logs", transport), ServerSpec("charts", transport)]
     started = time.monotonic()
+    with progress(f"{scenario}: starting the logs and charts servers, then the model loop ({api} API)") as shown:
+        result, audit = await _run(scenario, era, trace, servers, client, model, api, elicit, ask_user)
+        shown.done(f"{scenario}: {result.reason} after {result.rounds} model requests, {len(trace)} events")
+    return ScenarioRun(scenario, era, model, trace, result, audit, time.monotonic() - started)
+
+
+async def _run(scenario: str, era: str, trace: Trace, servers: list[ServerSpec], client: Any, model: str, api: str,
+               elicit: Elicitor | None, ask_user: Asker | None) -> tuple[RunResult, AuditLog]:
     async with Host(
         trace, servers, era=era, policy=_POLICY, required_tools=_REQUIRED,
         elicit=elicit or scripted_form({"space": "personal"}),
         ask_user=ask_user or (scripted_answers("order-service") if elicit is None else None),  # no hidden answers to a learner
     ) as host:
         conversation = Conversation(client, model, host.tools, system=_SYSTEM, api=api)
-        result = await host.run(TASKS[scenario], conversation)
-    seconds = time.monotonic() - started
-    return ScenarioRun(scenario, era, model, trace, result, host.audit, seconds)
+        return await host.run(TASKS[scenario], conversation), host.audit

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import textwrap
 from collections.abc import Iterable
 from typing import Any
 
@@ -12,7 +13,7 @@ import pandas as pd
 from ._events import ACTORS, Event, Trace
 from ._summaries import fold
 
-__all__ = ["ACTOR_LABELS", "Diagram", "EventTable", "pretty", "select", "sequence_diagram", "table"]
+__all__ = ["ACTOR_LABELS", "Diagram", "EventTable", "diagram_label", "pretty", "select", "sequence_diagram", "table"]
 
 ACTOR_LABELS = {
     "user": "User",
@@ -24,7 +25,8 @@ ACTOR_LABELS = {
 }
 # Mermaid reads ';' as a statement end and '#' as the start of an entity code.
 _MERMAID_ESCAPES = str.maketrans({"#": "#35;", ";": "#59;", "<": "#lt;", ">": "#gt;", "\n": " "})
-_DIAGRAM_LABEL = 64  # characters per arrow label; longer labels make the diagram too wide to read
+# Characters per line and lines per arrow label: six actors then fit a notebook cell at labels >= 11 px.
+_LABEL_WIDTH, _LABEL_LINES = 26, 2
 _TABLE_COLUMNS = ["seq", "round", "from", "to", "kind", "summary", "name", "server", "id"]
 _SHORT_ID = 10  # characters of an id shown in a table; the whole id is on hover
 _TABLE_STYLE = (
@@ -132,7 +134,8 @@ def sequence_diagram(trace: Trace | Iterable[Event], *, numbered: bool = True, *
     """The events as a Mermaid `sequenceDiagram`, arrows in recorded order (notebook 00).
 
     Requests are solid arrows, replies dashed, an actor's own decisions are notes; a new round
-    starts with a note across the diagram. `numbered` prefixes each line with its `seq`.
+    starts with a note across the diagram. Labels are short (two lines at most); `numbered`
+    prefixes each with its `seq`, the row of `table(trace)` that holds the whole text.
     """
     events = select(trace, **filters)
     present = {a for e in events for a in (e.src, e.dst)}
@@ -144,14 +147,23 @@ def sequence_diagram(trace: Trace | Iterable[Event], *, numbered: bool = True, *
         if e.round != current_round and first:
             current_round = e.round
             lines.append(f"    Note over {first},{last}: round {e.round}")
-        summary = fold(e.summary, _DIAGRAM_LABEL)
-        text = _mermaid_text(f"[{e.seq}] {summary}" if numbered else summary)
+        lines_of = diagram_label(f"[{e.seq}] {e.summary}" if numbered else e.summary)
+        text = "<br/>".join(_mermaid_text(line) for line in lines_of)
         if e.src == e.dst:
             lines.append(f"    Note over {e.src}: {text}")
         else:
             arrow = "-->>" if e.is_reply else "->>"
             lines.append(f"    {e.src}{arrow}{e.dst}: {text}")
     return Diagram("\n".join(lines))
+
+
+def diagram_label(text: str) -> list[str]:
+    """An arrow's label as at most two short lines, cut once with "…"; the table has the whole text."""
+    lines = textwrap.wrap(text, _LABEL_WIDTH, break_long_words=True) or [""]
+    if len(lines) > _LABEL_LINES:
+        lines = lines[:_LABEL_LINES]
+        lines[-1] = lines[-1][: _LABEL_WIDTH - 1] + "…"
+    return lines
 
 
 def pretty(event: Event, *, limit: int = 240) -> str:
