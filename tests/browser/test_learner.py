@@ -19,7 +19,7 @@ _DONE = re.compile(r"^\[\d+\]:$")
 MIN_LABEL_PX = 11.0
 
 
-def visible_form(page: Page, panel: Locator, timeout: float = 240) -> Locator:
+def visible_form(page: Page, panel: Locator, timeout: float = 480) -> Locator:
     """The one waiting form, once it is inside the window by itself (the learner scrolls nothing)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -28,7 +28,8 @@ def visible_form(page: Page, panel: Locator, timeout: float = 240) -> Locator:
                 return form
         page.wait_for_timeout(300)
     shoot(page, "learner_no_form_in_view")
-    pytest.fail("no waiting form came into view")
+    states = [f.locator(".widget-html").last.inner_text(timeout=5_000) for f in _forms(panel).all()]
+    pytest.fail(f"no waiting form came into view; the forms on the page say: {states}")
 
 
 def _in_viewport(page: Page, element: Locator) -> bool:
