@@ -23,7 +23,7 @@ lab: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest tests
-	LABKIT_SCRIPTED_USER=1 $(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg notebooks
+	LABKIT_SCRIPTED_USER=1 $(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg notebooks
 
 browser-test: $(STAMP)
 	bash .ci/browser.sh

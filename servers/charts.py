@@ -48,7 +48,7 @@ _BAD_ANSWER = "chart not saved: the answer must pick space 'personal' or 'team'"
 
 
 class SpaceChoice(BaseModel):
-    space: Space = Field(description="personal: only you can see it; team: everyone on the team can")
+    space: Space = Field(default="personal", description="personal: only you can see it; team: everyone on the team can")
 
 
 class ChartSaved(BaseModel):

@@ -7,6 +7,7 @@ import re
 import sys
 from collections import Counter
 
+import pandas as pd
 import pytest
 from mcp import Client
 from mcp.client.stdio import stdio_client
@@ -139,7 +140,10 @@ async def test_table_and_diagram_follow_recorded_order(tmp_path):
     await _exchange(stdio_transport(TOY, trace), "auto")
     trace.record("host", "host", "host.gate", "a; note with # and <tags>")
     frame = table(trace)
-    assert list(frame.columns) == ["round", "from", "to", "kind", "server", "id", "name", "summary"]
+    assert list(frame.columns) == ["round", "from", "to", "kind", "summary", "name", "server", "id"]
+    shown = frame._repr_html_()
+    assert "<th>from → to</th>" in shown and f"<th>{trace.events[-1].seq}</th>" in shown
+    assert type(frame[["from", "to"]]) is pd.DataFrame, "anything derived is a plain DataFrame"
     assert list(frame.index) == [e.seq for e in trace]
     source = sequence_diagram(trace).source
     assert source.startswith("sequenceDiagram")

@@ -3,8 +3,10 @@
     python tools/notebooks.py notebooks/00_start_here.ipynb [more.ipynb ...]
 
 Cells run in the notebook's folder with the scripted user answering forms (as under CI). Stored:
-outputs and execution counts. Dropped: execution timing metadata and widget state, so that a
-re-run of an unchanged notebook changes no bytes.
+outputs and execution counts, as nbformat 4.5 with cell ids derived from the cell's position (so
+JupyterLab opens and saves it without a change). Dropped: execution timing metadata and widget
+state and views (a widget is stored as its one-line text), so that a re-run of an unchanged
+notebook changes no bytes.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import nbformat
 from nbclient import NotebookClient
 
 _KEEP_CELL_METADATA = ("tags",)
+_WIDGET = "application/vnd.jupyter.widget-view+json"
+_WIDGET_TEXT = "[form: shown in JupyterLab]"
 
 
 def execute(path: Path) -> float:
@@ -37,12 +41,22 @@ def strip(notebook: nbformat.NotebookNode) -> None:
     notebook.metadata.pop("widgets", None)
     notebook.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
     notebook.metadata["language_info"] = {"name": "python"}
-    for cell in notebook.cells:
+    for index, cell in enumerate(notebook.cells):
         cell.metadata = {k: v for k, v in cell.metadata.items() if k in _KEEP_CELL_METADATA}
-        cell.pop("id", None)
+        cell.id = f"cell-{index:03d}"
         if cell.cell_type == "code":
-            cell.outputs = _merge_streams(cell.outputs)
-    notebook.nbformat_minor = 4
+            cell.outputs = [_without_widget(output) for output in _merge_streams(cell.outputs)]
+    notebook.nbformat_minor = 5
+
+
+def _without_widget(output: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A widget's view is dead without its state: keep a short line instead of its repr (`VBox(children=...`)."""
+    data = output.get("data", {})
+    if _WIDGET in data:
+        data.pop(_WIDGET)
+        if not str(data.get("text/plain", "")).startswith("["):
+            data["text/plain"] = _WIDGET_TEXT
+    return output
 
 
 def _merge_streams(outputs: list) -> list:

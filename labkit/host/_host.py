@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+from contextvars import ContextVar
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, replace
@@ -24,13 +25,15 @@ from ._pool import ServerPool
 from ._router import ToolRouter
 from ._transports import http_transport, stdio_transport
 
-__all__ = ["ERAS", "HOST_INFO", "Asker", "Elicitor", "Host", "RunResult"]
+__all__ = ["ERAS", "FORM_ABOUT", "HOST_INFO", "Asker", "Elicitor", "Host", "RunResult"]
 
 ERAS = {"2026-07-28": "auto", "2025-11-25": "legacy"}
 HOST_INFO = Implementation(name="labkit-host", version="0.1.0")
 """How the host names itself to servers (`clientInfo`); servers use it as the caller's name."""
 Elicitor = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any] | None]]
 """Shows a server's question as a form and returns the user's answers, or None to decline."""
+FORM_ABOUT: ContextVar[str] = ContextVar("FORM_ABOUT", default="")
+"""While an elicitor runs: which question this is and why (server, tool, era), for the form to say."""
 Asker = Callable[[str], Awaitable[str]]
 """Shows the model's question to the user and returns the reply."""
 
@@ -197,8 +200,19 @@ class Host:
             "host", "user", "host.form", f"shows a form: {params.message}",
             payload=params.model_dump(by_alias=True, mode="json", exclude_none=True),
         )
-        with self.router.user_time():
-            answer = await self.elicit(params.message, schema) if self.elicit is not None else None
+        calls = [e for e in self.trace if e.kind == "jsonrpc.request" and e.meta.get("method") == "tools/call"]
+        tool, server = (calls[-1].name, calls[-1].meta.get("server")) if calls else ("?", "?")
+        if ERAS[self.era] == "legacy":
+            about = f"the {self.era} server request (elicitation/create) during the {tool} call to the {server} server"
+        else:
+            tries = sum(e.name == tool and e.round == self.trace.round for e in calls)
+            about = f"round {tries + 1} of the {tool} call to the {server} server, {self.era} (input_required)"
+        token = FORM_ABOUT.set(about)
+        try:
+            with self.router.user_time():
+                answer = await self.elicit(params.message, schema) if self.elicit is not None else None
+        finally:
+            FORM_ABOUT.reset(token)
         action = "accept" if answer is not None else "decline"
         self.trace.record("user", "host", "user.answer", f"{action} {answer or ''}".strip(), payload=answer)
         return ElicitResult(action=action, content=answer)

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import html
+import itertools
 import os
 from typing import Any
 
-from ._host import Asker, Elicitor
+from ._host import FORM_ABOUT, Asker, Elicitor
 
 __all__ = ["SCRIPTED_USER_ENV", "scripted_answers", "scripted_form", "scripted_user_active", "widget_form"]
 
 SCRIPTED_USER_ENV = "LABKIT_SCRIPTED_USER"
+_OPEN: dict[int, asyncio.Future[dict[str, Any] | None]] = {}
+"""Every form still waiting for a click: a newer form (Run All again) declines them, so no run waits on a lost form."""
+_IDS = itertools.count(1)
+_SHOWN_WITHIN = 15.0  # seconds for JupyterLab to draw a form; one not drawn by then is in a cell re-run since
 
 
 def scripted_user_active() -> bool:
@@ -18,42 +24,120 @@ def scripted_user_active() -> bool:
     return os.environ.get(SCRIPTED_USER_ENV, "") not in ("", "0")
 
 
+def answer_problems(schema: dict[str, Any], answer: dict[str, Any]) -> list[str]:
+    """Why `answer` does not fit `schema` (a required field left empty, a value outside its enum); [] when it fits."""
+    problems = []
+    for name, spec in (schema.get("properties") or {}).items():
+        label, value = spec.get("title") or name, answer.get(name)
+        if value in (None, "") and name in schema.get("required", ()):
+            choices = f": pick one of {', '.join(map(str, spec['enum']))}" if "enum" in spec else ""
+            problems.append(f"{label} is required{choices}")
+        elif "enum" in spec and value is not None and value not in spec["enum"]:
+            problems.append(f"{label} must be one of {', '.join(map(str, spec['enum']))}, not {value!r}")
+    return problems
+
+
 def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor:
     """An elicitor that shows the server's question as a form and waits for Submit (notebook 04).
 
-    Enums become radio buttons, booleans a checkbox, numbers and strings text boxes. Where nobody
-    can click (`LABKIT_SCRIPTED_USER=1`, set by CI), `scripted` is filled in and submitted, and
-    the form says so. Decline, or no answer within `timeout` seconds, declines.
+    The form scrolls itself into view and says which call asked and why. Enums become radio
+    buttons, booleans a checkbox, numbers and strings text boxes, preset to the schema's default.
+    Submit is refused, with the reason, until the answer fits the schema. Decline, no answer
+    within `timeout` seconds, or a newer form (Run All again) declines. Where nobody can click
+    (`LABKIT_SCRIPTED_USER=1`, set by CI), `scripted` is filled in and submitted, and the form says so.
     """
 
     async def ask(message: str, schema: dict[str, Any]) -> dict[str, Any] | None:
         import ipywidgets as widgets
-        from IPython.display import display
+        from IPython.display import Javascript, display
 
+        form_id = next(_IDS)
+        for earlier in _OPEN.values():
+            earlier.done() or earlier.set_result(None)
+        about = FORM_ABOUT.get()
         fields = {name: _field(name, spec) for name, spec in (schema.get("properties") or {}).items()}
         submit = widgets.Button(description="Submit", button_style="primary")
         decline = widgets.Button(description="Decline")
-        status = widgets.Label(value="waiting for your answer")
-        form = widgets.VBox([widgets.HTML(f"<b>{message}</b>"), *fields.values(), widgets.HBox([submit, decline]), status])
-        display(form)
+        status = widgets.HTML(value=f"⏳ waiting for your answer (declines by itself after {timeout:.0f} s)")
+        title = f"✋ Your answer is needed: {html.escape(message)}"
+        why = f"<br><small>asked by {html.escape(about)}</small>" if about else ""
+        script = widgets.Output()
+        form = widgets.VBox([widgets.HTML(f"<b>{title}</b>{why}"), *fields.values(),
+                             widgets.HBox([submit, decline]), status, script])
+        form.add_class("labkit-form")
+        form.add_class(f"labkit-form-{form_id}")
         if scripted_user_active():
+            display(_Shown(form))
             for name, value in scripted.items():
                 fields[name].value = value
             status.value = f"answered by the scripted user (CI): {scripted}"
+            _close(fields, submit, decline)
             return dict(scripted)
+        form._view_count = 0  # the frontend reports views: a cleared output (Run All again) drops it to 0
+        display(_Shown(form))
+        with script:
+            display(Javascript(_BRING_INTO_VIEW % form_id))
         answer: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
-        submit.on_click(lambda _: answer.done() or answer.set_result({n: f.value for n, f in fields.items()}))
+        _OPEN[form_id] = answer
+        seen = {"views": False}
+
+        def on_views(change: dict[str, Any]) -> None:
+            seen["views"] = seen["views"] or (change["new"] or 0) > 0
+            if seen["views"] and not change["new"] and not answer.done():
+                answer.set_result(None)
+
+        def on_submit(_: Any) -> None:
+            given = {n: f.value for n, f in fields.items() if f.value is not None}
+            problems = answer_problems(schema, given)
+            if problems:
+                status.value = f"⚠ not sent: {html.escape('; '.join(problems))}"
+            elif not answer.done():
+                answer.set_result(given)
+
+        form.observe(on_views, names="_view_count")
+        submit.on_click(on_submit)
         decline.on_click(lambda _: answer.done() or answer.set_result(None))
         try:
+            await asyncio.wait([answer], timeout=_SHOWN_WITHIN)
+            if not seen["views"] and not answer.done():
+                answer.set_result(None)  # nobody sees it: its cell was re-run (Run All again) before it was drawn
             result = await asyncio.wait_for(answer, timeout)
         except asyncio.TimeoutError:
             result = None
-        status.value = f"submitted: {result}" if result is not None else "declined"
-        for control in (*fields.values(), submit, decline):
-            control.disabled = True
+        finally:
+            _OPEN.pop(form_id, None)
+        status.value = f"submitted: {result}" if result is not None else (
+            "declined: nothing was sent to the server as an answer, so the server will not do what it asked about")
+        _close(fields, submit, decline)
         return result
 
     return ask
+
+
+_BRING_INTO_VIEW = """
+const find = () => document.querySelector('.labkit-form-%d');
+const show = (tries) => { const form = find();
+  if (form) { form.scrollIntoView({block: 'center', behavior: 'smooth'}); document.title = '✋ answer the form · ' + document.title.replace(/^✋ answer the form · /, ''); }
+  else if (tries > 0) setTimeout(() => show(tries - 1), 200); };
+show(25);
+"""
+
+
+class _Shown:
+    """A widget displayed with a short text fallback, so a saved notebook shows a line, not a widget repr."""
+
+    def __init__(self, widget: Any) -> None:
+        self.widget = widget
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = "[form: shown in JupyterLab]"
+        return bundle
+
+
+def _close(fields: dict[str, Any], submit: Any, decline: Any) -> None:
+    for control in (*fields.values(), submit, decline):
+        control.disabled = True
 
 
 def _field(name: str, spec: dict[str, Any]) -> Any:
@@ -88,4 +172,3 @@ def scripted_answers(*replies: str) -> Asker:
         return queue.pop(0) if len(queue) > 1 else queue[0]
 
     return reply
-

@@ -16,11 +16,12 @@ from ..host import (
     Host,
     RunResult,
     ServerSpec,
+    progress,
     scripted_answers,
     scripted_form,
     select_model,
 )
-from ..trace import Step, Trace, count_steps, group_steps
+from ..trace import Event, Step, Trace, count_steps, group_steps
 from ._model import make_client
 
 __all__ = ["SCENARIO_NAMES", "ScenarioRun", "TASKS", "run_scenario"]
@@ -61,6 +62,14 @@ class ScenarioRun:
     def counts(self) -> dict[str, int]:
         return count_steps(self.steps)
 
+    @property
+    def chart_reply(self) -> Event | None:
+        """The server's reply that saved the chart, or None when none was (the form declined, say) (notebook 03)."""
+        results = [(e, e.payload.get("result") or {}) for e in self.trace
+                   if e.kind == "jsonrpc.response" and e.name == "render_error_trend"]
+        saved = [e for e, result in results if "structuredContent" in result and not result.get("isError")]
+        return saved[-1] if saved else None
+
     def as_json(self) -> dict[str, Any]:
         """The CLI's `--json` object: scenario, era, model, steps, counts computed from the steps, events."""
         return {
@@ -98,12 +107,18 @@ async def run_scenario(
     model = select_model(provider, env).model
     servers = [ServerSpec("logs", transport), ServerSpec("charts", transport)]
     started = time.monotonic()
+    with progress(f"{scenario}: starting the logs and charts servers, then the model loop ({api} API)") as shown:
+        result, audit = await _run(scenario, era, trace, servers, client, model, api, elicit, ask_user)
+        shown.done(f"{scenario}: {result.reason} after {result.rounds} model requests, {len(trace)} events")
+    return ScenarioRun(scenario, era, model, trace, result, audit, time.monotonic() - started)
+
+
+async def _run(scenario: str, era: str, trace: Trace, servers: list[ServerSpec], client: Any, model: str, api: str,
+               elicit: Elicitor | None, ask_user: Asker | None) -> tuple[RunResult, AuditLog]:
     async with Host(
         trace, servers, era=era, policy=_POLICY, required_tools=_REQUIRED,
         elicit=elicit or scripted_form({"space": "personal"}),
-        ask_user=ask_user or scripted_answers("order-service"),
+        ask_user=ask_user or (scripted_answers("order-service") if elicit is None else None),  # no hidden answers to a learner
     ) as host:
         conversation = Conversation(client, model, host.tools, system=_SYSTEM, api=api)
-        result = await host.run(TASKS[scenario], conversation)
-    seconds = time.monotonic() - started
-    return ScenarioRun(scenario, era, model, trace, result, host.audit, seconds)
+        return await host.run(TASKS[scenario], conversation), host.audit

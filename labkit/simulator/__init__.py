@@ -37,6 +37,17 @@ from ._stamps import MODEL_NAME
 from ._transport import teaching_transport
 
 __all__ = [
-    "MODEL_NAME", "NAIVE_SCENARIO", "SCENARIOS", "Dialogue", "Scenario", "TeachingModel", "TeachingServer",
-    "choose_skill", "decide", "read_catalog", "read_method", "shared_words", "teaching_transport",
+    "MODEL_NAME",
+    "NAIVE_SCENARIO",
+    "SCENARIOS",
+    "Dialogue",
+    "Scenario",
+    "TeachingModel",
+    "TeachingServer",
+    "choose_skill",
+    "decide",
+    "read_catalog",
+    "read_method",
+    "shared_words",
+    "teaching_transport",
 ]

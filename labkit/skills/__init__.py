@@ -14,6 +14,17 @@ from ._skill import FIELDS, MAX_DESCRIPTION, MAX_NAME, Skill, SkillError, load_s
 from ._workspace import check_python_source, workspace_tools
 
 __all__ = [
-    "CATALOG_INTRO", "FIELDS", "MAX_DESCRIPTION", "MAX_NAME", "Skill", "SkillError", "SkillLibrary", "SkillLoader",
-    "check_python_source", "load_skill", "parse_skill", "skill_files", "workspace_tools",
+    "CATALOG_INTRO",
+    "FIELDS",
+    "MAX_DESCRIPTION",
+    "MAX_NAME",
+    "Skill",
+    "SkillError",
+    "SkillLibrary",
+    "SkillLoader",
+    "check_python_source",
+    "load_skill",
+    "parse_skill",
+    "skill_files",
+    "workspace_tools",
 ]

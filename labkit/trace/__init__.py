@@ -15,11 +15,43 @@ from ._png import save_png
 from ._steps import STEP_ACTORS, Step, count_steps, group_steps, steps_table
 from ._summaries import fold, frame_kind, summarise_frame
 from ._tokens import ESTIMATOR, estimate_tokens
-from ._views import ACTOR_LABELS, Diagram, pretty, select, sequence_diagram, table
+from ._views import ACTOR_LABELS, Diagram, EventTable, pretty, select, sequence_diagram, table
 
 __all__ = [
-    "ACTORS", "ACTOR_LABELS", "AGENT_NAME", "ESTIMATOR", "KIND_MEANINGS", "OFFLINE_KEY", "SIMULATED_MODEL", "STEP_ACTORS", "Actor", "Diagram",
-    "Event", "Kind", "Meta", "ModelTap", "Outcome", "export_otlp", "Step", "TappedTransport", "Trace", "count_steps", "estimate_tokens", "fold", "frame_kind", "frame_payload",
-    "group_steps", "pretty", "redact", "save_otlp", "save_png", "select", "sequence_diagram", "steps_table",
-    "summarise_frame", "table", "to_otlp",
+    "ACTOR_LABELS",
+    "ACTORS",
+    "AGENT_NAME",
+    "ESTIMATOR",
+    "KIND_MEANINGS",
+    "OFFLINE_KEY",
+    "SIMULATED_MODEL",
+    "STEP_ACTORS",
+    "Actor",
+    "Diagram",
+    "Event",
+    "EventTable",
+    "Kind",
+    "Meta",
+    "ModelTap",
+    "Outcome",
+    "Step",
+    "TappedTransport",
+    "Trace",
+    "count_steps",
+    "estimate_tokens",
+    "export_otlp",
+    "fold",
+    "frame_kind",
+    "frame_payload",
+    "group_steps",
+    "pretty",
+    "redact",
+    "save_otlp",
+    "save_png",
+    "select",
+    "sequence_diagram",
+    "steps_table",
+    "summarise_frame",
+    "table",
+    "to_otlp",
 ]

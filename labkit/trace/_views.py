@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import textwrap
 from collections.abc import Iterable
 from typing import Any
 
@@ -11,7 +13,7 @@ import pandas as pd
 from ._events import ACTORS, Event, Trace
 from ._summaries import fold
 
-__all__ = ["ACTOR_LABELS", "Diagram", "pretty", "select", "sequence_diagram", "table"]
+__all__ = ["ACTOR_LABELS", "Diagram", "EventTable", "diagram_label", "pretty", "select", "sequence_diagram", "table"]
 
 ACTOR_LABELS = {
     "user": "User",
@@ -23,8 +25,14 @@ ACTOR_LABELS = {
 }
 # Mermaid reads ';' as a statement end and '#' as the start of an entity code.
 _MERMAID_ESCAPES = str.maketrans({"#": "#35;", ";": "#59;", "<": "#lt;", ">": "#gt;", "\n": " "})
-_DIAGRAM_LABEL = 64  # characters per arrow label; longer labels make the diagram too wide to read
-_TABLE_COLUMNS = ["seq", "round", "from", "to", "kind", "server", "id", "name", "summary"]
+# Characters per line and lines per arrow label: six actors then fit a notebook cell at labels >= 11 px.
+_LABEL_WIDTH, _LABEL_LINES = 26, 2
+_TABLE_COLUMNS = ["seq", "round", "from", "to", "kind", "summary", "name", "server", "id"]
+_SHORT_ID = 10  # characters of an id shown in a table; the whole id is on hover
+_TABLE_STYLE = (
+    "<style>.labkit-events th, .labkit-events td {text-align: left; vertical-align: top}"
+    " .labkit-events td.summary {min-width: 28em; white-space: normal}</style>"
+)
 
 
 def select(
@@ -52,7 +60,7 @@ def select(
     ]
 
 
-def table(trace: Trace | Iterable[Event], *, times: bool = False, **filters: Any) -> pd.DataFrame:
+def table(trace: Trace | Iterable[Event], *, times: bool = False, **filters: Any) -> "EventTable":
     """One readable row per event; `times=True` adds milliseconds since the run began (notebook 00)."""
     rows = [
         {
@@ -61,16 +69,47 @@ def table(trace: Trace | Iterable[Event], *, times: bool = False, **filters: Any
             "from": e.src,
             "to": e.dst,
             "kind": e.kind,
+            "summary": e.summary,
+            "name": e.name or "",
             "server": e.meta.get("server", ""),
             "id": "" if e.ref is None else str(e.ref),
-            "name": e.name or "",
-            "summary": e.summary,
             **({"ms": round(e.t * 1000, 1)} if times else {}),
         }
         for e in select(trace, **filters)
     ]
-    frame = pd.DataFrame(rows, columns=_TABLE_COLUMNS + (["ms"] if times else []))
-    return frame.set_index("seq")
+    return EventTable(pd.DataFrame(rows, columns=_TABLE_COLUMNS + (["ms"] if times else [])).set_index("seq"))
+
+
+class EventTable(pd.DataFrame):
+    """The events as a DataFrame that JupyterLab shows the way the lesson reads (notebook 00).
+
+    Shown: from → to, kind and a wide left-aligned summary first, ids shortened (the whole id on
+    hover). The data keeps every column; anything derived from it is a plain DataFrame.
+    """
+
+    @property
+    def _constructor(self) -> type[pd.DataFrame]:
+        return pd.DataFrame
+
+    def _repr_html_(self) -> str:
+        columns = ["round", "from → to", *(c for c in self.columns if c not in ("round", "from", "to"))]
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in ["seq", *columns])
+        body = "".join(f"<tr><th>{seq}</th>{self._cells(row)}</tr>" for seq, row in self.iterrows())
+        return (f"{_TABLE_STYLE}<table class='dataframe labkit-events'><thead><tr>{head}</tr></thead>"
+                f"<tbody>{body}</tbody></table><p>{len(self)} events</p>")
+
+    @staticmethod
+    def _cells(row: pd.Series) -> str:
+        route = html.escape(f"{row['from']} → {row['to']}")
+        cells = [f"<td>{row['round']}</td>", f"<td>{route}</td>"]
+        for column, value in row.items():
+            if column in ("round", "from", "to"):
+                continue
+            text = html.escape(str(value))
+            if column == "id" and len(text) > _SHORT_ID:
+                text = f"<span title='{text}'>{text[:_SHORT_ID - 1]}…</span>"
+            cells.append(f"<td class='{column}'>{text}</td>")
+        return "".join(cells)
 
 
 class Diagram:
@@ -95,7 +134,8 @@ def sequence_diagram(trace: Trace | Iterable[Event], *, numbered: bool = True, *
     """The events as a Mermaid `sequenceDiagram`, arrows in recorded order (notebook 00).
 
     Requests are solid arrows, replies dashed, an actor's own decisions are notes; a new round
-    starts with a note across the diagram. `numbered` prefixes each line with its `seq`.
+    starts with a note across the diagram. Labels are short (two lines at most); `numbered`
+    prefixes each with its `seq`, the row of `table(trace)` that holds the whole text.
     """
     events = select(trace, **filters)
     present = {a for e in events for a in (e.src, e.dst)}
@@ -107,14 +147,23 @@ def sequence_diagram(trace: Trace | Iterable[Event], *, numbered: bool = True, *
         if e.round != current_round and first:
             current_round = e.round
             lines.append(f"    Note over {first},{last}: round {e.round}")
-        summary = fold(e.summary, _DIAGRAM_LABEL)
-        text = _mermaid_text(f"[{e.seq}] {summary}" if numbered else summary)
+        lines_of = diagram_label(f"[{e.seq}] {e.summary}" if numbered else e.summary)
+        text = "<br/>".join(_mermaid_text(line) for line in lines_of)
         if e.src == e.dst:
             lines.append(f"    Note over {e.src}: {text}")
         else:
             arrow = "-->>" if e.is_reply else "->>"
             lines.append(f"    {e.src}{arrow}{e.dst}: {text}")
     return Diagram("\n".join(lines))
+
+
+def diagram_label(text: str) -> list[str]:
+    """An arrow's label as at most two short lines, cut once with "…"; the table has the whole text."""
+    lines = textwrap.wrap(text, _LABEL_WIDTH, break_long_words=True) or [""]
+    if len(lines) > _LABEL_LINES:
+        lines = lines[:_LABEL_LINES]
+        lines[-1] = lines[-1][: _LABEL_WIDTH - 1] + "…"
+    return lines
 
 
 def pretty(event: Event, *, limit: int = 240) -> str:

@@ -1,0 +1,126 @@
+"""A learner in JupyterLab: Run All with nobody scripted, find each form where one looks, Run All again mid-form, read the diagrams."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from urllib.parse import unquote
+
+import pytest
+
+from .conftest import REPO, SHOTS
+from .test_lab_in_browser import _forms, errors_in, menu, open_notebook, shoot, wait_idle
+
+pytest.importorskip("playwright.sync_api")
+from playwright.sync_api import Locator, Page, expect  # noqa: E402
+
+_DONE = re.compile(r"^\[\d+\]:$")
+MIN_LABEL_PX = 11.0
+
+
+def visible_form(page: Page, panel: Locator, timeout: float = 480) -> Locator:
+    """The one waiting form, once it is inside the window by itself (the learner scrolls nothing)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for form in _forms(panel).all():
+            if form.get_by_role("button", name="Submit").is_enabled() and _in_viewport(page, form):
+                return form
+        page.wait_for_timeout(300)
+    shoot(page, "learner_no_form_in_view")
+    states = [f.locator(".widget-html").last.inner_text(timeout=5_000) for f in _forms(panel).all()]
+    pytest.fail(f"no waiting form came into view; the forms on the page say: {states}")
+
+
+def _in_viewport(page: Page, element: Locator) -> bool:
+    box = element.bounding_box()
+    size = page.viewport_size
+    return box is not None and size is not None and box["y"] >= 0 and box["y"] + 40 <= size["height"]
+
+
+def wait_all_done(page: Page, panel: Locator, path: str, timeout: float = 300) -> None:
+    code_cells = sum(c["cell_type"] == "code" for c in json.loads((REPO / path).read_text())["cells"])
+    deadline = time.monotonic() + timeout
+    prompts: list[str] = []
+    while time.monotonic() < deadline:
+        prompts = [p.strip() for p in panel.locator(".jp-CodeCell .jp-InputArea-prompt").all_text_contents()]
+        if len(prompts) == code_cells and all(_DONE.match(p) for p in prompts):
+            wait_idle(page)
+            return
+        page.wait_for_timeout(500)
+    pytest.fail(f"{path} did not finish; prompts: {prompts}; errors: {errors_in(panel)}")
+
+
+def label_px(page: Page, panel: Locator) -> tuple[float, list[float]]:
+    """Each Mermaid diagram's arrow-label height as drawn in the notebook (the SVG at the image's width)."""
+    heights: list[float] = []
+    width = 0.0
+    for image in panel.locator(".jp-RenderedMermaid img").all():
+        image.scroll_into_view_if_needed()
+        width = image.evaluate("img => img.getBoundingClientRect().width")
+        svg = unquote(image.get_attribute("src") or "").split(",", 1)[1]
+        probe = page.context.new_page()
+        probe.set_content("<body style='margin:0'></body>")
+        heights.append(probe.evaluate(
+            """([svg, width]) => { document.body.innerHTML = svg; const el = document.querySelector('svg');
+               el.style.width = width + 'px'; el.style.maxWidth = width + 'px'; el.removeAttribute('height');
+               const sizes = [...el.querySelectorAll('.messageText')].map(t => parseFloat(getComputedStyle(t).fontSize)
+                 * t.getScreenCTM().a);
+               return Math.min(...sizes); }""", [svg, width]))
+        probe.close()
+    return width, heights
+
+
+def table_overflow(panel: Locator) -> list[float]:
+    """How far each event table sticks out of its output area, in px (0 = it fits)."""
+    return [t.evaluate("t => Math.max(0, t.getBoundingClientRect().width - t.closest('.jp-OutputArea').clientWidth)")
+            for t in panel.locator("table.labkit-events").all()]
+
+
+def test_03_run_all_twice_mid_form_recovers_and_the_form_finds_the_learner(page: Page, lab) -> None:
+    path = "notebooks/03_nineteen_steps.ipynb"
+    panel = open_notebook(page, lab.url, path)
+    menu(page, "Edit", "Clear Outputs of All Cells")
+    menu(page, "Run", "Run All Cells")
+    first = visible_form(page, panel)
+    shoot(page, "learner_03_first_form_in_view")
+    expect(first).to_contain_text("round 2 of the render_error_trend call to the charts server, 2026-07-28")
+    assert first.get_by_role("radio", name="personal").is_checked(), "the schema's default is preselected"
+
+    menu(page, "Run", "Run All Cells")  # the natural reaction to "it's stuck"
+    second = visible_form(page, panel)
+    shoot(page, "learner_03_second_run_form_in_view")
+    second.get_by_role("radio", name="team").check()
+    second.get_by_role("button", name="Submit").click()
+    expect(second).to_contain_text("submitted: {'space': 'team'}")
+    wait_all_done(page, panel, path)
+    assert errors_in(panel) == []
+    expect(panel.locator(".jp-OutputArea-output").filter(has_text="saved to spaces/team/").first).to_be_visible()
+
+    width, heights = label_px(page, panel)
+    shoot(page, "learner_03_diagram_at_100", panel.locator(".jp-Cell").filter(has=page.locator(".jp-RenderedMermaid")))
+    overflow = table_overflow(panel)
+    panel.locator("table.labkit-events").first.scroll_into_view_if_needed()
+    shoot(page, "learner_03_event_table", page)
+    (SHOTS / "learner_03_measures.json").write_text(json.dumps(
+        {"diagram_width_px": width, "label_px": heights, "table_overflow_px": overflow}, indent=1))
+    assert heights and min(heights) >= MIN_LABEL_PX, heights
+    assert max(overflow, default=0) == 0, overflow
+
+
+def test_00_diagram_labels_and_tables_fit_the_cell(page: Page, lab) -> None:
+    path = "notebooks/00_start_here.ipynb"
+    panel = open_notebook(page, lab.url, path)
+    menu(page, "Edit", "Clear Outputs of All Cells")
+    menu(page, "Run", "Run All Cells")
+    wait_all_done(page, panel, path)
+    assert errors_in(panel) == []
+    width, heights = label_px(page, panel)
+    shoot(page, "learner_00_diagram_at_100", panel.locator(".jp-Cell").filter(has=page.locator(".jp-RenderedMermaid")))
+    overflow = table_overflow(panel)
+    panel.locator("table.labkit-events").first.scroll_into_view_if_needed()
+    shoot(page, "learner_00_event_table", page)
+    (SHOTS / "learner_00_measures.json").write_text(json.dumps(
+        {"diagram_width_px": width, "label_px": heights, "table_overflow_px": overflow}, indent=1))
+    assert heights and min(heights) >= MIN_LABEL_PX, heights
+    assert max(overflow, default=0) == 0, overflow

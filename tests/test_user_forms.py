@@ -1,0 +1,31 @@
+"""The widget form's pure parts: which answers it refuses to send, and how a progress line ends."""
+
+from __future__ import annotations
+
+import pytest
+
+from labkit import progress
+from labkit.host._user import answer_problems
+
+SPACE = {"properties": {"space": {"enum": ["personal", "team"], "title": "Space"}}, "required": ["space"]}
+
+
+def test_an_answer_that_fits_the_schema_has_no_problems():
+    assert answer_problems(SPACE, {"space": "team"}) == []
+
+
+def test_a_required_choice_left_empty_is_refused_with_the_valid_values():
+    assert answer_problems(SPACE, {}) == ["Space is required: pick one of personal, team"]
+    assert answer_problems(SPACE, {"space": ""}) == ["Space is required: pick one of personal, team"]
+
+
+def test_a_value_outside_the_enum_is_refused():
+    assert answer_problems(SPACE, {"space": "everyone"}) == ["Space must be one of personal, team, not 'everyone'"]
+
+
+def test_progress_outside_a_notebook_shows_nothing_and_passes_errors_through(capsys):
+    with progress("waiting") as shown:
+        shown.done("done")
+    with pytest.raises(ValueError), progress("failing"):
+        raise ValueError("boom")
+    assert capsys.readouterr().out == ""
