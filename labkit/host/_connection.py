@@ -82,14 +82,15 @@ class Connection:
     async def hold(self) -> None:
         """The connection's own task: open, hold until asked, close; again after each `reopen()`."""
         while not self._stopping:
+            opened = False
             with anyio.CancelScope() as self._scope:
                 try:
                     async with self._opener(self._turn) as client:
-                        self._client = client
+                        self._client, opened = client, True
                         self._answer(None)
                         await self._wake.wait()
                 except Exception as error:
-                    if not self._answered.is_set():
+                    if not opened:
                         self._answer(error)
                     # otherwise the server is already gone, and closing its connection can only complain
                 finally:
