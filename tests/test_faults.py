@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -118,13 +119,12 @@ async def test_a_server_that_never_answers_fails_the_start_within_the_timeout_na
     assert stage in str(caught.value)
 
 
-async def test_the_hosts_temp_folders_are_removed_when_it_closes() -> None:
-    before = {p.name for p in Path(os.environ.get("TMPDIR", "/tmp")).glob("labkit-*")}
+async def test_the_hosts_temp_folders_are_removed_when_it_closes(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # a folder of its own: the machine's /tmp is shared
     with anyio.fail_after(LIMIT):
         async with Host(Trace(), [ServerSpec("logs"), ServerSpec("charts", transport="http")]):
-            during = {p.name for p in Path(os.environ.get("TMPDIR", "/tmp")).glob("labkit-*")} - before
-    after = {p.name for p in Path(os.environ.get("TMPDIR", "/tmp")).glob("labkit-*")} - before
-    assert any(name.startswith("labkit-events-") for name in during) and not after
+            during = sorted(p.name.rsplit("-", 1)[0] for p in tmp_path.glob("labkit-*"))
+    assert during == ["labkit-events", "labkit-start", "labkit-start"] and not list(tmp_path.iterdir())
 
 
 def test_an_http_server_on_a_port_already_taken_is_not_mistaken_for_ours() -> None:
