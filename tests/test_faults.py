@@ -106,14 +106,27 @@ async def test_a_host_opened_in_one_task_is_listed_twice_and_closed_in_another()
 
 
 SILENT = ServerSpec("silent", command=sys.executable, args=("-c", "import sys; sys.stdin.read()"))
+# Answers the handshake, then never the listing.
+HANDSHAKE_ONLY = textwrap.dedent("""
+    import json, sys
+    for line in sys.stdin:
+        message = json.loads(line)
+        if message.get("method") == "initialize":
+            result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                      "serverInfo": {"name": "mute", "version": "0"}}
+            print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+""")
+MUTE = ServerSpec("silent", command=sys.executable, args=("-c", HANDSHAKE_ONLY))
 
 
-@pytest.mark.parametrize("era, stage", [("2026-07-28", "server/discover"), ("2025-11-25", "initialize")])
+@pytest.mark.parametrize("era, spec, stage", [("2026-07-28", SILENT, "server/discover"),
+                                              ("2025-11-25", SILENT, "initialize"),
+                                              ("2025-11-25", MUTE, "tools/list")])
 async def test_a_server_that_never_answers_fails_the_start_within_the_timeout_naming_the_request(
-    era: str, stage: str,
+    era: str, spec: ServerSpec, stage: str,
 ) -> None:
     with anyio.fail_after(LIMIT), pytest.raises(ServerStartError) as caught:
-        async with Host(Trace(), [SILENT], era=era, start_timeout=3):
+        async with Host(Trace(), [spec], era=era, start_timeout=3):
             pass
     assert caught.value.server == "silent" and caught.value.method == stage
     assert stage in str(caught.value)
@@ -160,5 +173,5 @@ def test_a_killed_parent_leaves_no_server_on_either_transport() -> None:
         parent.send_signal(signal.SIGKILL)
         parent.wait()
         parent.stdout.close()
-    gone, alive = psutil.wait_procs([psutil.Process(pid) for pid in pids if psutil.pid_exists(pid)], timeout=10)
+    _, alive = psutil.wait_procs([psutil.Process(pid) for pid in pids if psutil.pid_exists(pid)], timeout=10)
     assert not alive, f"still running after the parent was killed: {[p.cmdline() for p in alive]}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import anyio
 from mcp import Client
@@ -88,11 +89,17 @@ class ServerPool:
             raise self._timed_out(servers, since)
 
     def _timed_out(self, servers: list[str], since: int) -> ServerStartError:
-        """The first server still waiting, and for what: its last request (initialize, server/discover, tools/list)."""
-        waiting = {e.meta.get("server"): e.meta.get("method") for e in list(self.trace)[since:]
-                   if e.kind == "jsonrpc.request" and e.src == "client"}
-        server = next((s for s in servers if not self._connections[s].is_open), servers[-1])
-        method = waiting.get(server, "tools/list" if self._connections[server].is_open else None)
+        """The first server still waiting, and for what: its request without a reply (initialize, tools/list...)."""
+        unanswered: dict[tuple[str, Any], str] = {}
+        for event in list(self.trace)[since:]:
+            key = (event.meta.get("server"), event.ref)
+            if event.kind == "jsonrpc.request" and event.src == "client":
+                unanswered[key] = event.meta.get("method")
+            elif event.kind in ("jsonrpc.response", "jsonrpc.error") and event.src == "server":
+                unanswered.pop(key, None)
+        waiting = {server: method for (server, _), method in unanswered.items()}
+        server = next((s for s in servers if s in waiting or not self._connections[s].is_open), servers[-1])
+        method = waiting.get(server)
         stage = (f"no reply to {method} within {self.start_timeout:g} s" if method is not None else
                  f"not started within {self.start_timeout:g} s")
         return ServerStartError(server, self._commands[server], stage, None, "", method=method)
