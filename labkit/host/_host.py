@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from contextvars import ContextVar
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
-from contextlib import ExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, ExitStack, asynccontextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+import anyio
 from mcp import Client
 from mcp_types import ElicitRequestFormParams, ElicitResult, Implementation, Tool
 
 from ..trace import Trace
 from ._audit import AuditLog
 from ._config import load_config
+from ._connection import Turn
 from ._conversation import ToolCall, ToolResult
 from ._gate import GatePolicy
 from ._guards import Guard, LocalTool
@@ -74,6 +77,7 @@ class Host:
         guards: Sequence[Guard] = (),
         local_tools: Sequence[LocalTool] = (),
         namespaced: bool = False,
+        start_timeout: float = 30.0,
     ) -> None:
         if era not in ERAS:
             raise ValueError(f"era must be one of {sorted(ERAS)}, not {era!r}")
@@ -86,12 +90,12 @@ class Host:
         self.input_required_max_rounds = input_required_max_rounds  # form rounds per call (notebook 04)
         self.required_tools = tuple(required_tools)
         self.audit = AuditLog()
-        self.pool = ServerPool(trace, guards, namespaced=namespaced)
+        self.pool = ServerPool(trace, guards, namespaced=namespaced, start_timeout=start_timeout)
         self.pool.local.update({local.tool.name: local for local in local_tools})
         self.router = ToolRouter(
             trace, self.audit, policy, self.pool, call_timeout=call_timeout, max_result_chars=max_result_chars
         )
-        self._events_dir = Path(tempfile.mkdtemp(prefix="labkit-events-"))
+        self._events_dir: Path | None = None
         self._calls = 0
 
     @classmethod
@@ -105,17 +109,25 @@ class Host:
         return self.pool.tools
 
     async def __aenter__(self) -> "Host":
+        """Start every server at once, each client held by a task of its own; `start_timeout` bounds it all."""
+        self._events_dir = Path(tempfile.mkdtemp(prefix="labkit-events-"))
         try:
-            for spec in self.servers:
-                await self.pool.open(spec.name, partial(self._connect, spec))
-            await self.pool.refresh()
+            await self.pool.start({spec.name: (spec.describe(), partial(self._connect, spec)) for spec in self.servers})
         except BaseException:
-            await self.pool.aclose()
+            await self.aclose()
             raise
         return self
 
     async def __aexit__(self, *exc_info: Any) -> None:
-        await self.pool.aclose()
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Stop every server (one that fails to stop does not keep the others running) and remove the temp folder."""
+        try:
+            await self.pool.aclose()
+        finally:
+            if self._events_dir is not None:
+                shutil.rmtree(self._events_dir, ignore_errors=True)
 
     async def call(self, tool: str, arguments: dict[str, Any] | None = None) -> ToolResult:
         """One call, carried like a model's: gate, guards, the server, the result as data (notebook 02)."""
@@ -175,24 +187,33 @@ class Host:
         return RunResult(answer, True, "delivered", rounds)
 
     @asynccontextmanager
-    async def _connect(self, spec: ServerSpec) -> AsyncIterator[Client]:
-        """Start the server (or reach its URL) and open one client to it; both end with the block."""
+    async def _connect(self, spec: ServerSpec, turn: Turn) -> AsyncIterator[Client]:
+        """Start the server (or reach its URL) and open one client to it; both end with the block.
+
+        The client's first frame waits for `turn`, so servers started together still handshake in order.
+        """
+        assert self._events_dir is not None
         events = self._events_dir / f"{spec.name}.jsonl"
         if spec.lab_server:
             spec = replace(spec, env={**spec.env, "LABKIT_EVENTS_FILE": str(events)})
-        with ExitStack() as processes:
+        processes = ExitStack()
+        try:
             if spec.url is not None:
                 transport = http_transport(spec.url, self.trace, server=spec.name, headers=spec.headers)
             elif spec.transport == "http":
-                url = processes.enter_context(http_server(spec))
+                # Waiting for the port blocks, so it waits in a thread while the other servers start.
+                url = await anyio.to_thread.run_sync(processes.enter_context, http_server(spec, start_timeout=self.pool.start_timeout))
                 transport = http_transport(url, self.trace, server=spec.name, server_events=events)
             else:
                 transport = stdio_transport(spec, self.trace, server_events=events)
             async with Client(
-                transport, mode=ERAS[self.era], elicitation_callback=self._on_elicit, client_info=HOST_INFO,
-                input_required_max_rounds=self.input_required_max_rounds,
+                _after(turn, transport), mode=ERAS[self.era], elicitation_callback=self._on_elicit,
+                client_info=HOST_INFO, input_required_max_rounds=self.input_required_max_rounds,
             ) as client:
                 yield client
+        finally:
+            with anyio.CancelScope(shield=True):  # the child must be stopped even when the close was cut short
+                await anyio.to_thread.run_sync(processes.close)
 
     async def _on_elicit(self, context: Any, params: ElicitRequestFormParams) -> ElicitResult:
         schema = params.requested_schema if hasattr(params, "requested_schema") else {}
@@ -216,3 +237,11 @@ class Host:
         action = "accept" if answer is not None else "decline"
         self.trace.record("user", "host", "user.answer", f"{action} {answer or ''}".strip(), payload=answer)
         return ElicitResult(action=action, content=answer)
+
+
+@asynccontextmanager
+async def _after(turn: Turn, transport: AbstractAsyncContextManager[Any]) -> AsyncIterator[Any]:
+    """The transport started (the server spawned), its streams handed on only when `turn` says so."""
+    async with transport as streams:
+        await turn()
+        yield streams

@@ -18,6 +18,7 @@ from typing import IO
 
 from mcp import StdioServerParameters
 
+from ._ports import listened_by_child
 from ._start_errors import ServerStartError, StartRecord
 
 __all__ = [
@@ -178,9 +179,14 @@ def _wait_for_port(proc: subprocess.Popen, port: int, timeout: float, record: St
             raise ServerStartError.from_record(record, "before listening on its port")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
+                pass
         except OSError:
             time.sleep(0.05)
+            continue
+        if listened_by_child(proc.pid, port) is False:  # the supervisor's child is the server
+            _stop(proc)
+            raise ServerStartError.from_record(record, f"port {port} on 127.0.0.1 is already used by another program")
+        return
     _stop(proc)
     raise ServerStartError.from_record(record, f"it did not listen on 127.0.0.1:{port} within {timeout:.0f} s")
 

@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+import anyio
 from mcp import Client
 from mcp_types import Tool
 
 from ..trace import Trace
+from ._connection import Connection, Opener, TaskHome
 from ._guards import Guard, LocalTool
+from ._start_errors import ServerStartError
 
 __all__ = ["HOST_SERVER", "Route", "ServerPool"]
 
 HOST_SERVER = "host"
 """The pseudo-server name under which host-side tools are routed."""
 _SEPARATOR = "__"
-
-Opener = Callable[[], AbstractAsyncContextManager[Client]]
 
 
 @dataclass(frozen=True)
@@ -37,54 +38,97 @@ class ServerPool:
     name; otherwise the first server to list a name keeps it.
     """
 
-    def __init__(self, trace: Trace, guards: Sequence[Guard] = (), *, namespaced: bool = False) -> None:
+    def __init__(
+        self, trace: Trace, guards: Sequence[Guard] = (), *, namespaced: bool = False, start_timeout: float = 30.0,
+    ) -> None:
         self.trace = trace
         self.guards = list(guards)
         self.namespaced = namespaced
+        self.start_timeout = start_timeout
         self.local: dict[str, LocalTool] = {}
-        self._openers: dict[str, Opener] = {}
-        self._stacks: dict[str, AsyncExitStack] = {}
-        self._clients: dict[str, Client] = {}
+        self._connections: dict[str, Connection] = {}
+        self._commands: dict[str, str] = {}
+        self._home: TaskHome | None = None
         self._routes: dict[str, Route] = {}
 
     @property
     def servers(self) -> list[str]:
-        return list(self._openers)
+        return list(self._connections)
 
     def client(self, server: str) -> Client:
-        return self._clients[server]
+        return self._connections[server].client
 
-    async def open(self, server: str, opener: Opener) -> None:
-        self._openers[server] = opener
-        stack = AsyncExitStack()
-        try:
-            self._clients[server] = await stack.enter_async_context(opener())
-        except BaseException:
-            await stack.aclose()
-            raise
-        self._stacks[server] = stack
+    async def start(self, openers: Mapping[str, tuple[str, Opener]]) -> None:
+        """Start every server at once, each connection in its own task, then list their tools (notebook 02).
 
-    async def restart(self, server: str) -> None:
-        """Drop a dead connection (its errors are expected and swallowed) and start the server again."""
-        stack = self._stacks.pop(server, None)
-        if stack is not None:
-            try:
-                await stack.aclose()
-            except Exception:  # the old process is already gone; closing it can only complain
-                pass
-        self.trace.record("host", "host", "host.restart", f"restarts the {server} server", server=server)
-        await self.open(server, self._openers[server])
+        `openers` maps a server's name to (its command line, how to open it). The servers start
+        concurrently, but each one's first frame waits for the one before, so the trace reads in order.
+        Start-up, from spawn to the first listing, ends within `start_timeout` or raises a
+        `ServerStartError` naming the server and the request it was waiting for.
+        """
+        self._home = self._home or TaskHome()
+        since = len(self.trace)
+        previous: Connection | None = None
+        for server, (command, opener) in openers.items():
+            turn = previous.settled if previous is not None else _nothing_to_wait_for
+            connection = Connection(server, opener, turn)
+            self._connections[server], self._commands[server] = connection, command
+            self._home.spawn(connection.hold)
+            previous = connection
+        await self._within_start_timeout(list(openers), since, self._opened_and_listed(list(openers)))
+
+    async def _opened_and_listed(self, servers: list[str]) -> None:
+        for server in servers:
+            await self._connections[server].opened()
         await self.refresh()
 
+    async def _within_start_timeout(self, servers: list[str], since: int, work) -> None:
+        with anyio.move_on_after(self.start_timeout) as scope:
+            await work
+        if scope.cancelled_caught:
+            raise self._timed_out(servers, since)
+
+    def _timed_out(self, servers: list[str], since: int) -> ServerStartError:
+        """The first server still waiting, and for what: its request without a reply (initialize, tools/list...)."""
+        unanswered: dict[tuple[str, Any], str] = {}
+        for event in list(self.trace)[since:]:
+            key = (event.meta.get("server"), event.ref)
+            if event.kind == "jsonrpc.request" and event.src == "client":
+                unanswered[key] = event.meta.get("method")
+            elif event.kind in ("jsonrpc.response", "jsonrpc.error") and event.src == "server":
+                unanswered.pop(key, None)
+        waiting = {server: method for (server, _), method in unanswered.items()}
+        server = next((s for s in servers if s in waiting or not self._connections[s].is_open), servers[-1])
+        method = waiting.get(server)
+        stage = (f"no reply to {method} within {self.start_timeout:g} s" if method is not None else
+                 f"not started within {self.start_timeout:g} s")
+        return ServerStartError(server, self._commands[server], stage, None, "", method=method)
+
+    async def restart(self, server: str) -> None:
+        """Close the dead connection (its task drops its complaints), start the server again and list again."""
+        self.trace.record("host", "host", "host.restart", f"restarts the {server} server", server=server)
+        since = len(self.trace)
+
+        async def reopened() -> None:
+            await self._connections[server].reopen()
+            await self.refresh()
+
+        await self._within_start_timeout([server], since, reopened())
+
     async def aclose(self) -> None:
-        for server in reversed(list(self._stacks)):
-            await self._stacks.pop(server).aclose()
+        """Close every connection, the last started first; one that fails to close does not stop the others."""
+        try:
+            for connection in reversed(list(self._connections.values())):
+                await connection.close()
+        finally:
+            if self._home is not None:
+                await self._home.aclose()
 
     async def refresh(self) -> None:
         """List every server's tools (the SDK answers from its cache while `ttlMs` lasts), then guard them."""
         routes: dict[str, Route] = {}
-        for server, client in self._clients.items():
-            tools = (await client.list_tools()).tools
+        for server, connection in self._connections.items():
+            tools = (await connection.client.list_tools()).tools
             for guard in self.guards:
                 tools = await guard.on_list(server, tools)
             for tool in tools:
@@ -108,6 +152,10 @@ class ServerPool:
         if name in self._routes:
             return self._routes[name]
         server, _, tool_name = name.partition(_SEPARATOR) if self.namespaced else ("", "", name)
-        if server in self._clients:
+        if server in self._connections:
             return Route(server, tool_name, None)
-        return Route(next(iter(self._clients), HOST_SERVER), name, None)
+        return Route(next(iter(self._connections), HOST_SERVER), name, None)
+
+
+async def _nothing_to_wait_for() -> None:
+    return None

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import anyio
+import httpx2
 from mcp import InputRequiredRoundsExceededError
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, CallToolResult
@@ -105,6 +106,14 @@ class ToolRouter:
             self.trace.record("host", "host", "host.error", f"{outcome} handled by the host: {error.error.message}",
                               ref=call.id, name=call.name, payload=error.error.model_dump(mode="json"))
             return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, text, True))
+        except httpx2.TransportError as error:
+            # Over HTTP a server that died mid-call or between input rounds shows as a failed request, not a
+            # closed stream; it gets the same account as a stdio crash.
+            outcome = "connection lost"
+            self.trace.record("host", "host", "host.error", f"{outcome} handled by the host: {type(error).__name__}",
+                              ref=call.id, name=call.name, payload={"error": type(error).__name__, "detail": str(error)})
+            text = await self._restarted(call.name, route)
+            return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, text, True))
         except InputRequiredRoundsExceededError as error:
             text = f"The host stopped {call.name}: the server kept asking for more input ({error})."
             self.trace.record("host", "host", "host.error", text, ref=call.id, name=call.name)
@@ -158,12 +167,15 @@ class ToolRouter:
     async def _explain(self, name: str, route: Route, error: MCPError) -> str:
         # The model cannot repair a protocol error, so it gets the host's account, not the JSON-RPC error.
         if error.error.code == CONNECTION_CLOSED:
-            await self.pool.restart(route.server)
-            return f"The {route.server} server stopped during {name}; the host restarted it. The call did not complete."
+            return await self._restarted(name, route)
         if error.error.message.startswith("Unknown tool"):
             return f"The host could not run {name}: no server offers a tool by that name. " \
                    f"Tools you can use: {', '.join(self.pool.names)}."
         return f"The host could not run {name}: the server refused the request, and the host has dealt with it."
+
+    async def _restarted(self, name: str, route: Route) -> str:
+        await self.pool.restart(route.server)
+        return f"The {route.server} server stopped during {name}; the host restarted it. The call did not complete."
 
     def _refuse(
         self, call: ToolCall, route: Route, decision: str, why: str, arguments: dict[str, Any] | None

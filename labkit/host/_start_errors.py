@@ -47,13 +47,15 @@ class StartRecord:
 class ServerStartError(RuntimeError):
     """The server named in `server` could not be started or stopped before it answered (notebook 02).
 
-    `command`, `returncode` (None if it never ran or is still running), `stage` and `stderr` say why.
+    `command`, `returncode` (None if it never ran or is still running), `stage` and `stderr` say why;
+    `method` is the request a server that did not answer in time was waiting on (`initialize`,
+    `server/discover`, `tools/list`), None otherwise.
     """
 
     def __init__(self, server: str, command: str, stage: str, returncode: int | None, stderr: str,
-                 error: str | None = None) -> None:
+                 error: str | None = None, method: str | None = None) -> None:
         self.server, self.command, self.stage = server, command, stage
-        self.returncode, self.stderr, self.error = returncode, stderr, error
+        self.returncode, self.stderr, self.error, self.method = returncode, stderr, error, method
         if error is not None:
             what = f"could not be started: {error}"
         elif returncode is not None:
