@@ -86,7 +86,8 @@ class Host:
         self.pool = ServerPool(trace, guards, namespaced=namespaced)
         self.pool.local.update({local.tool.name: local for local in local_tools})
         self.router = ToolRouter(
-            trace, self.audit, policy, self.pool, call_timeout=call_timeout, max_result_chars=max_result_chars
+            trace, self.audit, policy, self.pool, call_timeout=call_timeout, max_result_chars=max_result_chars,
+            guards=guards,
         )
         self._events_dir = Path(tempfile.mkdtemp(prefix="labkit-events-"))
         self._calls = 0

@@ -135,12 +135,12 @@ def _where(event: Event | None) -> str:
     return local_paths(reveal(f"#{event.seq} {event.kind}: {event.summary}"))[:160] if event else ""
 
 
+_STOPPED = frozenset({"blocked", "denied", "withheld", "refused", "ignored"})
+
+
 def _stopping(event: Event) -> bool:
-    if event.kind in ("host.scan", "host.pin", "host.hints"):
-        return "withheld" in event.summary or "ignores" in event.summary
-    if event.kind == "host.gate":
-        return ": blocked" in event.summary or "did not approve" in event.summary
-    return event.kind == "user.answer" and event.summary.startswith("refused")
+    """A decision that stopped something, read from the event's structured outcome."""
+    return event.meta.get("outcome") in _STOPPED
 
 
 def _landmarks(trace: Trace, marker: str) -> tuple[Event | None, Event | None]:

@@ -89,7 +89,8 @@ class ApprovalDesk:
             approved, reason, by = await self._ask_widget(server, tool, shown, approved, reason)
         self.requests.append(ApprovalRequest(server, tool, argument_hash(arguments), shown, approved, reason, by))
         verdict = "approved" if approved else "refused"
-        self.trace.record("user", "host", "user.answer", f"{verdict} {tool}: {reason}", name=tool)
+        self.trace.record("user", "host", "user.answer", f"{verdict} {tool}: {reason}", name=tool, outcome=verdict,
+                          by=by)
         return approved
 
     def approved(self, server: str, tool: str, arguments: dict[str, Any]) -> bool:

@@ -187,8 +187,9 @@ class ScanGuard(Guard):
             rules = sorted({f.rule for f in findings})
             self.withheld[(server, tool.name)] = f"the scanner flagged it ({', '.join(rules)})"
             self.trace.record("host", "host", "host.scan", f"scanner withheld {server}/{tool.name}: {', '.join(rules)}",
-                              name=tool.name, payload=[asdict(f) for f in findings], server=server)
+                              name=tool.name, payload=[asdict(f) for f in findings], server=server,
+                              outcome="withheld", by=self.name)
         if tools and len(kept) == len(tools):
             self.trace.record("host", "host", "host.scan", f"scanner: {server}'s {len(tools)} tool(s) look clean",
-                              server=server)
+                              server=server, outcome="allowed", by=self.name)
         return kept
