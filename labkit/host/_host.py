@@ -89,7 +89,6 @@ class Host:
             trace, self.audit, policy, self.pool, call_timeout=call_timeout, max_result_chars=max_result_chars,
             guards=guards,
         )
-        self._events_dir = Path(tempfile.mkdtemp(prefix="labkit-events-"))
         self._calls = 0
 
     @classmethod
@@ -175,7 +174,8 @@ class Host:
     @asynccontextmanager
     async def _connect(self, spec: ServerSpec) -> AsyncIterator[Client]:
         """Start the server (or reach its URL) and open one client to it; both end with the block."""
-        events = self._events_dir / f"{spec.name}.jsonl"
+        # Each server its own private folder: a server cannot write into another's reports.
+        events = Path(tempfile.mkdtemp(prefix=f"labkit-events-{spec.name}-")) / "events.jsonl"
         if spec.lab_server:
             spec = replace(spec, env={**spec.env, "LABKIT_EVENTS_FILE": str(events)})
         with ExitStack() as processes:

@@ -11,7 +11,10 @@ from typing import Any
 from servers.untrusted._ground_truth import untrusted_dir
 
 from ..host import AuditLog, Conversation, RunResult, ServerSpec
-from ..security import ApprovalDesk, Defences, LabFolder, PinApprover, PinStore, Shield, readable, reveal, trust_on_first_use
+from ..security import (
+    ApprovalDesk, Defences, LabFolder, PinApprover, PinStore, Shield, host_state_dir, readable, reveal,
+    trust_on_first_use,
+)
 from ..simulator import MODEL_NAME, NAIVE_SCENARIO
 from ..trace import Event, Trace
 from ._model import make_client
@@ -168,7 +171,7 @@ async def run_attack(
         lab = prepare_lab()
     trace = trace if trace is not None else Trace()
     desk = desk if desk is not None else ApprovalDesk(trace)
-    pins = PinStore(untrusted_dir() / f"pins-{name}.json")
+    pins = PinStore(host_state_dir() / f"pins-{name}.json")
     pins.path.unlink(missing_ok=True)
     shield = _shield(trace, defences, lab, desk, pins, pin_approver)
     if attack.relaunch:

@@ -13,7 +13,7 @@ The attacks, their stories and the benign set are lesson material: `labkit.lesso
 
 from ._approval import ApprovalDesk, ApprovalRequest, approve_all, careful_user, render_arguments
 from ._checks import EgressGuard, HintsGuard, PathGuard, host_secrets
-from ._confine import LabFolder, least_privilege, over_broad
+from ._confine import LabFolder, host_state_dir, least_privilege, over_broad
 from ._hidden import HIDDEN, count_hidden, readable, reveal, strip_hidden
 from ._pins import PinApprover, PinGuard, PinStore, fingerprint, trust_on_first_use
 from ._preflight import QUESTIONS, answers_table, preflight
@@ -25,7 +25,8 @@ __all__ = [
     "DEFENCES", "HIDDEN", "QUESTIONS", "RULES", "TRUSTED_SERVERS", "ApprovalDesk", "ApprovalRequest", "Defences",
     "EgressGuard", "Finding", "HintsGuard", "LabFolder", "PathGuard", "PinApprover", "PinGuard", "PinStore", "Rule",
     "ScanGuard", "Shield", "TaintGuard", "UntrustedResults", "answers_table", "approve_all",
-    "careful_user", "count_hidden", "findings_table", "fingerprint", "host_secrets", "least_privilege", "over_broad",
+    "careful_user", "count_hidden", "findings_table", "fingerprint", "host_secrets", "host_state_dir", "least_privilege",
+    "over_broad",
     "preflight", "readable", "render_arguments", "reveal", "scan_text", "scan_tool", "strip_hidden", "texts_of",
     "trust_on_first_use", "wrap_untrusted",
 ]
