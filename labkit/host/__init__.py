@@ -39,13 +39,14 @@ from ._mapping import (
 from ._model_clients import ENV_VAR, ModelSelection, Provider, model_client, select_model
 from ._pool import HOST_SERVER, Route, ServerPool
 from ._router import ToolRouter, result_as_data, truncate
+from ._sandbox import Confinement, confinement, sandboxed
 from ._start_errors import ServerStartError
 from ._transports import http_transport, memory_transport, stdio_transport
 from ._user import SCRIPTED_USER_ENV, scripted_answers, scripted_form, scripted_user_active, widget_form
 
 __all__ = [
     "CONFIG_KEYS", "ENV_VAR", "ERAS", "HOST_INFO", "HOST_SERVER", "REPO_ROOT", "SCRIPTED_USER_ENV", "TRANSPORTS",
-    "WORKDIR_ENV", "Api", "Approver", "Asker", "AuditEntry", "AuditLog", "Conversation", "ConvertedTool", "Elicitor",
+    "WORKDIR_ENV", "Api", "Confinement", "confinement", "sandboxed", "Approver", "Asker", "AuditEntry", "AuditLog", "Conversation", "ConvertedTool", "Elicitor",
     "GateDecision", "GatePolicy", "Guard", "Host", "LocalTool", "LocalToolResult", "McpCall", "ModelSelection",
     "NameMap", "Provider", "Route", "RunResult", "ServerPool", "ServerSpec", "ServerStartError", "ToolCall",
     "ToolResult", "ToolRouter", "Turn", "argument_hash", "check_call", "convert_tool", "convert_tools", "deny_all",

@@ -17,6 +17,7 @@ from typing import IO
 
 from mcp import StdioServerParameters
 
+from ._sandbox import sandboxed
 from ._start_errors import ServerStartError, StartRecord
 
 __all__ = [
@@ -43,7 +44,8 @@ class ServerSpec:
     - `ServerSpec("remote", url="http://127.0.0.1:8000/mcp", headers={...})`: a running Streamable HTTP server.
 
     `inherit` names the host's environment variables the server is given (None: the default of
-    `inherited`); `env` adds values of its own.
+    `inherited`); `env` adds values of its own. `sandbox=True` runs a stdio server under bubblewrap
+    (`sandboxed`), with the folders in `hide` replaced by empty ones.
     """
 
     name: str
@@ -55,6 +57,8 @@ class ServerSpec:
     url: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     inherit: tuple[str, ...] | None = None
+    sandbox: bool = False
+    hide: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "args", tuple(self.args))
@@ -129,9 +133,12 @@ def stdio_params(
     full_env = server_env(spec)
     cwd = spec.cwd or full_env.get(WORKDIR_ENV) or (str(REPO_ROOT) if spec.lab_server else None)
     status = str(record.status_file) if record is not None else os.devnull
+    command = spec.command_line()
+    if spec.sandbox:
+        command = sandboxed(command, full_env, cwd, spec.hide)
     return StdioServerParameters(
         command=sys.executable,
-        args=["-I", "-S", _SUPERVISOR, status, "--", *spec.command_line()],
+        args=["-I", "-S", _SUPERVISOR, status, "--", *command],
         env=full_env,
         cwd=cwd,
         encoding_error_handler="replace",
