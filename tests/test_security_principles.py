@@ -14,7 +14,7 @@ from mcp_types import Tool
 
 from labkit.host import Host, LocalTool, LocalToolResult, ServerSpec, ToolCall, confinement
 from labkit.host._launch import LAB_SHARED_ENV
-from labkit.lessons import KEY_CANARY, prepare_lab
+from labkit.lessons import KEY_CANARY, benign_tools, false_flags, prepare_lab
 from labkit.lessons._security_lab import PRIVATE_KEY, GroundTruth
 from labkit.security import (
     ApprovalDesk, Defences, PathGuard, PinStore, Shield, UntrustedResults, careful_user, host_state_dir,
@@ -215,3 +215,9 @@ def test_the_scanner_reads_the_same_channels_and_flags_power_names_for_review():
     assert [(f.rule, f.severity) for f in power] == [("power-name", "review")]
     assert careful_user("s", "s__approve_all_pending", {}) == (
         False, "the tool's name claims 'approve_all'; nothing in this task needs that")
+
+
+def test_the_benign_set_holds_real_servers_definitions_and_none_is_flagged():
+    servers = {server for server, _ in benign_tools()}
+    assert {"mcp-server-time", "mcp-server-git", "server-everything"} <= servers
+    assert len(benign_tools()) >= 50 and false_flags().empty, false_flags().to_string()
