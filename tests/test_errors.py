@@ -112,13 +112,23 @@ async def test_a_business_rule_is_an_execution_error_and_call_tool_does_not_rais
     assert month.is_error and "at most 7 days" in month.content[0].text
 
 
-async def test_an_unknown_tool_is_a_protocol_error_the_host_explains_without_the_code():
+async def test_an_unknown_tool_is_refused_by_the_host_before_any_server_sees_it():
     run = await run_scenario("unknown-tool")
-    error = next(e for e in run.trace if e.kind == "jsonrpc.error")
-    assert error.payload["error"] == {"code": -32602, "message": "Unknown tool: query_error_logs"}
-    told = _told(run.trace, error.seq)
-    assert "-32602" not in json.dumps(told.payload["body"]) and "query_errors" in tool_results_sent(told)[0]
+    refused = next(e for e in run.trace.of_kind("host.gate") if e.name == "query_error_logs")
+    assert (refused.meta["outcome"], refused.meta["by"]) == ("blocked", "tool list")
+    calls = [e.payload["params"]["name"] for e in run.trace.of_kind("jsonrpc.request")
+             if e.payload.get("method") == "tools/call"]
+    assert "query_error_logs" not in calls and not run.trace.of_kind("jsonrpc.error")
+    told = _told(run.trace, refused.seq)
+    assert "query_errors" in tool_results_sent(told)[0]
     assert run.result.delivered
+
+
+async def test_a_bare_client_still_gets_the_servers_unknown_tool_error():
+    async with Client(stdio_transport("logs", Trace())) as logs:
+        with pytest.raises(MCPError) as raised:
+            await logs.call_tool("query_error_logs", {})
+    assert (raised.value.error.code, raised.value.error.message) == (-32602, "Unknown tool: query_error_logs")
 
 
 async def test_an_unknown_method_and_invalid_params_are_protocol_errors_with_http_statuses(protocol_probes):

@@ -84,14 +84,13 @@ async def test_bad_since_is_an_execution_error_the_model_repairs():
     assert run.result.delivered
 
 
-async def test_unknown_tool_is_a_protocol_error_the_host_handles():
+async def test_an_unlisted_tool_is_refused_with_the_list_of_tools():
     run = await run_scenario("unknown-tool")
-    errors = [e for e in run.trace.of_kind("jsonrpc.error") if e.src == "server"]
-    assert errors and errors[0].payload["error"]["code"] == -32602
-    handled = run.trace.of_kind("host.error")
-    assert handled and "-32602" in handled[0].summary
-    told = str(next(e for e in run.trace.of_kind("model.request") if e.seq > handled[0].seq).payload["body"])
-    assert "-32602" not in told and "query_error_logs" in told
+    refused = [e for e in run.trace.of_kind("host.gate") if e.meta.get("by") == "tool list"]
+    assert refused and refused[0].meta["outcome"] == "blocked"
+    assert not run.trace.of_kind("jsonrpc.error")
+    told = str(next(e for e in run.trace.of_kind("model.request") if e.seq > refused[0].seq).payload["body"])
+    assert "query_error_logs" in told and "query_errors" in told
     assert run.result.delivered
 
 

@@ -6,9 +6,12 @@ import json
 import re
 
 import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
 
+from labkit.host import stdio_transport
 from labkit.lessons import run_scenario
-from labkit.trace import export_otlp, save_otlp, to_otlp
+from labkit.trace import Trace, export_otlp, save_otlp, to_otlp
 
 START = 1_793_318_400_000_000_000  # 2026-10-30T00:00:00Z, so the file is the same on every run
 
@@ -112,8 +115,11 @@ async def test_ids_are_derived_from_the_trace(canonical, tmp_path):
 
 
 async def test_a_protocol_error_marks_its_span(tmp_path):
-    run = await run_scenario("unknown-tool")
-    spans = _spans(_read_back(run, tmp_path))
+    trace = Trace()
+    async with Client(stdio_transport("logs", trace)) as logs:
+        with pytest.raises(MCPError):
+            await logs.call_tool("query_error_logs", {})
+    spans = _spans(json.loads(save_otlp(trace, tmp_path / "spans.json", start_unix_nano=START).read_text("utf-8")))
     failed = [s for s in spans if s["status"]]
     assert [s["name"] for s in failed] == ["tools/call query_error_logs"]
     assert failed[0]["status"] == {"code": 2, "message": "Unknown tool: query_error_logs"}

@@ -112,7 +112,7 @@ async def _launch(lab, pins, servers, defences, approver=None):
     shield = Shield(trace, defences, lab=lab, pins=PinStore(pins), **options)
     async with shield.open(servers) as host:
         names = list(host.pool.names)
-    return names, shield.guards[1].prompts
+    return names, shield.guards[0].prompts
 
 
 @pytest.mark.parametrize("variant", ["description", "schema"])

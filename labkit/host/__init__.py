@@ -40,6 +40,7 @@ from ._model_clients import ENV_VAR, ModelSelection, Provider, model_client, sel
 from ._pool import HOST_SERVER, Route, ServerPool
 from ._progress import Progress, progress
 from ._router import ToolRouter, result_as_data, truncate
+from ._sandbox import Confinement, confinement, sandboxed
 from ._start_errors import ServerStartError
 from ._transports import http_transport, memory_transport, stdio_transport
 from ._user import SCRIPTED_USER_ENV, scripted_answers, scripted_form, scripted_user_active, widget_form
@@ -59,6 +60,7 @@ __all__ = [
     "Asker",
     "AuditEntry",
     "AuditLog",
+    "Confinement",
     "Conversation",
     "ConvertedTool",
     "Elicitor",
@@ -84,6 +86,7 @@ __all__ = [
     "Turn",
     "argument_hash",
     "check_call",
+    "confinement",
     "convert_tool",
     "convert_tools",
     "deny_all",
@@ -98,6 +101,7 @@ __all__ = [
     "progress",
     "provider_name",
     "result_as_data",
+    "sandboxed",
     "scripted_answers",
     "scripted_form",
     "scripted_user_active",

@@ -1,18 +1,22 @@
-"""The host's gate: what a proposed tool call must pass before any client sends it."""
+"""The host's gate: what a proposed tool call must pass before any client sends it, and in which order."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema
 from mcp_types import Tool
 
-__all__ = ["Approver", "GateDecision", "GatePolicy", "check_call", "deny_all", "needs_approval"]
+from ._guards import Guard
+
+__all__ = [
+    "Approver", "GateDecision", "GatePolicy", "check_call", "deny_all", "effective_arguments", "needs_approval",
+]
 
 Approver = Callable[[str, str, dict[str, Any]], Awaitable[bool]]
-"""Asked with (server, tool, full arguments) for calls that change something; answers yes or no."""
+"""Asked with (server, full tool name, effective arguments) for calls the checks passed; answers yes or no."""
 
 _MODEL_WRITTEN_APPROVALS = ("approved", "approval", "confirmed", "user_approved", "human_approved")
 
@@ -28,6 +32,7 @@ class GatePolicy:
 
     `auto_approve` names tools the host's policy approves without asking; `approve_all` approves every
     call that way (notebook 07's "defences off"), and the gate says it was the policy, not a person.
+    Neither covers a call a guard asked a person to review: that one always goes to `approver`.
     """
 
     allowed_tools: frozenset[str] | None = None
@@ -38,12 +43,21 @@ class GatePolicy:
 
 @dataclass(frozen=True)
 class GateDecision:
-    """The gate's verdict on one call, with every reason it gave (notebook 03)."""
+    """The gate's verdict on one call, with every reason it gave and who decided (notebook 03).
+
+    `outcome` is "allowed", "blocked" (an automatic check) or "denied" (a person said no); `by` names
+    the check, the guard, "policy", "user" or "read-only".
+    """
 
     allowed: bool
     reasons: tuple[str, ...] = ()
     approval: str = "not needed"
     ignored_fields: tuple[str, ...] = field(default=())
+    by: str = "gate"
+
+    @property
+    def outcome(self) -> str:
+        return "allowed" if self.allowed else "denied" if self.approval == "refused" else "blocked"
 
     @property
     def summary(self) -> str:
@@ -51,42 +65,55 @@ class GateDecision:
         return f"{verdict}: {'; '.join(self.reasons)}"
 
 
-def needs_approval(tool: Tool | None) -> bool:
+def needs_approval(tool: Tool) -> bool:
     """A call needs a person's yes unless the tool says it only reads (a hint, checked by a person) (notebook 03)."""
-    annotations = tool.annotations if tool is not None else None
-    return not (annotations is not None and annotations.read_only_hint is True)
+    return not (tool.annotations is not None and tool.annotations.read_only_hint is True)
+
+
+def effective_arguments(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The arguments the server will act on: the model's, plus the schema's defaults it left out (notebook 07)."""
+    defaults = {k: p["default"] for k, p in (tool.input_schema.get("properties") or {}).items()
+                if isinstance(p, dict) and "default" in p and k not in arguments}
+    return {**arguments, **defaults}
 
 
 async def check_call(
-    server: str, tool: Tool | None, name: str, arguments: dict[str, Any], policy: GatePolicy
+    server: str, tool: Tool, name: str, arguments: dict[str, Any], policy: GatePolicy, guards: Sequence[Guard] = (),
 ) -> GateDecision:
-    """Allow-list, schema, then approval: the model's proposal is checked, never trusted (notebook 03).
+    """Allow-list, schema, every guard, then approval: a person is asked only about calls all checks passed (notebook 03).
 
     Fields in which the model claims approval (`approved: true` and the like) are noted and ignored.
+    A guard may block the call, or ask that a person approve it even when the tool says it only reads.
     """
-    reasons: list[str] = []
     if policy.allowed_tools is not None and name not in policy.allowed_tools:
-        return GateDecision(False, (f"{name} is not on the host's allow-list",))
-    if tool is not None:
-        problems = _schema_problems(tool.input_schema, arguments)
-        if problems:
-            return GateDecision(False, tuple(f"arguments do not match the schema: {p}" for p in problems))
-        reasons.append("arguments match the schema")
-    else:
-        reasons.append(f"{name} is not in the host's tool list; the server will judge it")
-    declared = (tool.input_schema.get("properties") or {}) if tool is not None else {}
+        return GateDecision(False, (f"{name} is not on the host's allow-list",), by="allow-list")
+    problems = _schema_problems(tool.input_schema, arguments)
+    if problems:
+        return GateDecision(False, tuple(f"arguments do not match the schema: {p}" for p in problems), by="schema")
+    reasons = ["arguments match the schema"]
+    declared = tool.input_schema.get("properties") or {}
     ignored = tuple(k for k in _MODEL_WRITTEN_APPROVALS if k in arguments and k not in declared)
     if ignored:
         reasons.append(f"ignored approval written by the model: {', '.join(ignored)}")
-    if tool is None or not needs_approval(tool):
+    review: list[str] = []
+    for guard in guards:
+        blocked = await guard.on_call(server, tool, name, arguments)
+        if blocked:
+            return GateDecision(False, (*reasons, blocked), ignored_fields=ignored, by=guard.name)
+        wanted = await guard.review(server, tool, name, arguments)
+        if wanted:
+            review.append(wanted)
+    if not review and not needs_approval(tool):
         reasons.append("read-only, no approval needed")
-        return GateDecision(True, tuple(reasons), ignored_fields=ignored)
-    if policy.approve_all or name in policy.auto_approve:
+        return GateDecision(True, tuple(reasons), ignored_fields=ignored, by="read-only")
+    reasons.extend(review)
+    # The policy may approve what a tool's own kind needs; what a guard wants reviewed goes to the person.
+    if not review and (policy.approve_all or name in policy.auto_approve):
         reasons.append("approved by the host's policy")
-        return GateDecision(True, tuple(reasons), "policy", ignored)
-    approved = await policy.approver(server, name, arguments)
+        return GateDecision(True, tuple(reasons), "policy", ignored, by="policy")
+    approved = await policy.approver(server, name, effective_arguments(tool, arguments))
     reasons.append("approved by the user" if approved else "the user did not approve")
-    return GateDecision(approved, tuple(reasons), "user" if approved else "refused", ignored)
+    return GateDecision(approved, tuple(reasons), "user" if approved else "refused", ignored, by="user")
 
 
 def _schema_problems(schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
@@ -97,4 +124,3 @@ def _schema_problems(schema: dict[str, Any], arguments: dict[str, Any]) -> list[
 def _describe(error: jsonschema.ValidationError) -> str:
     where = "/".join(str(p) for p in error.path)
     return f"{where}: {error.message}" if where else error.message
-

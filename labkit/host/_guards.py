@@ -15,14 +15,27 @@ class Guard:
     """A step in the host's pipeline; override what you need, the rest passes through (notebook 07).
 
     `on_list` may drop or mark tools before the model is offered them; `on_call` may return a
-    reason to block a call the gate allowed; `on_result` may rewrite what the model will read.
+    reason to block a call (before any person is asked); `review` may return a reason a person must
+    approve it even if the tool only reads; `redact` hides what must not be stored in the trace;
+    `on_result` may rewrite what the model will read.
     """
+
+    @property
+    def name(self) -> str:
+        """How decisions name this guard (`by=` in the trace)."""
+        return type(self).__name__
 
     async def on_list(self, server: str, tools: list[Tool]) -> list[Tool]:
         return tools
 
-    async def on_call(self, server: str, tool: Tool | None, name: str, arguments: dict[str, Any]) -> str | None:
+    async def on_call(self, server: str, tool: Tool, name: str, arguments: dict[str, Any]) -> str | None:
         return None
+
+    async def review(self, server: str, tool: Tool, name: str, arguments: dict[str, Any]) -> str | None:
+        return None
+
+    def redact(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return arguments
 
     def on_result(self, server: str, name: str, text: str, is_error: bool) -> str:
         return text

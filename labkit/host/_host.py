@@ -93,7 +93,8 @@ class Host:
         self.pool = ServerPool(trace, guards, namespaced=namespaced, start_timeout=start_timeout)
         self.pool.local.update({local.tool.name: local for local in local_tools})
         self.router = ToolRouter(
-            trace, self.audit, policy, self.pool, call_timeout=call_timeout, max_result_chars=max_result_chars
+            trace, self.audit, policy, self.pool, call_timeout=call_timeout, max_result_chars=max_result_chars,
+            guards=guards,
         )
         self._events_dir: Path | None = None
         self._calls = 0
@@ -193,7 +194,8 @@ class Host:
         The client's first frame waits for `turn`, so servers started together still handshake in order.
         """
         assert self._events_dir is not None
-        events = self._events_dir / f"{spec.name}.jsonl"
+        # Each server its own folder: its reports are read from its own file, never another's.
+        events = Path(tempfile.mkdtemp(prefix=f"{spec.name}-", dir=self._events_dir)) / "events.jsonl"
         if spec.lab_server:
             spec = replace(spec, env={**spec.env, "LABKIT_EVENTS_FILE": str(events)})
         processes = ExitStack()

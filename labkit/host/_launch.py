@@ -19,14 +19,19 @@ from typing import IO
 from mcp import StdioServerParameters
 
 from ._ports import listened_by_child
+from ._sandbox import sandboxed
 from ._start_errors import ServerStartError, StartRecord
 
 __all__ = [
-    "REPO_ROOT", "TRANSPORTS", "WORKDIR_ENV", "ServerSpec", "free_port", "http_server", "server_env", "stdio_params",
+    "LAB_SHARED_ENV", "REPO_ROOT", "SEALING_KEY_ENV", "TRANSPORTS", "WORKDIR_ENV", "ServerSpec", "free_port", "http_server", "server_env", "stdio_params",
 ]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 WORKDIR_ENV = "LABKIT_WORKDIR"
+SEALING_KEY_ENV = "LABKIT_REQUEST_STATE_KEY"
+LAB_SHARED_ENV = ("LABKIT_DATA_DIR", "LABKIT_REQUEST_STATE_TTL", WORKDIR_ENV)
+"""The host variables every lab server is given: where the business systems are, and how long a seal lasts."""
+_UNTRUSTED_PACKAGES = ("untrusted", "attacks")
 TRANSPORTS = ("stdio", "http")
 _PASSED_THROUGH = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "SYSTEMROOT")
 _SUPERVISOR = str(Path(__file__).with_name("_supervisor.py"))
@@ -39,6 +44,10 @@ class ServerSpec:
     - `ServerSpec("logs")`: the lab's `servers/logs.py` over stdio (`transport="http"`: started on 127.0.0.1);
     - `ServerSpec("time", command="mcp-server-time", args=("--local-timezone", "UTC"))`: any program;
     - `ServerSpec("remote", url="http://127.0.0.1:8000/mcp", headers={...})`: a running Streamable HTTP server.
+
+    `inherit` names the host's environment variables the server is given (None: the default of
+    `inherited`); `env` adds values of its own. `sandbox=True` runs a stdio server under bubblewrap
+    (`sandboxed`), with the folders in `hide` replaced by empty ones.
     """
 
     name: str
@@ -49,6 +58,9 @@ class ServerSpec:
     cwd: str | None = None
     url: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    inherit: tuple[str, ...] | None = None
+    sandbox: bool = False
+    hide: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "args", tuple(self.args))
@@ -68,6 +80,17 @@ class ServerSpec:
         """True for the lab's own `servers/<name>.py`."""
         return self.command is None and self.url is None
 
+    @property
+    def inherited(self) -> tuple[str, ...]:
+        """The host variables this server gets: `inherit` if given; else, for a lab server, `LAB_SHARED_ENV`
+        plus the sealing key for the lab's business servers (never `untrusted.*` or `attacks.*`) (notebook 07)."""
+        if self.inherit is not None:
+            return tuple(self.inherit)
+        if not self.lab_server:
+            return ()
+        untrusted = self.name.split(".")[0] in _UNTRUSTED_PACKAGES
+        return LAB_SHARED_ENV if untrusted else (*LAB_SHARED_ENV, SEALING_KEY_ENV)
+
     def command_line(self) -> list[str]:
         """What is run: the lab server's module with this Python, or the command as given."""
         if self.command is not None:
@@ -81,12 +104,13 @@ class ServerSpec:
 def server_env(spec: ServerSpec) -> dict[str, str]:
     """The environment a server starts with: a short allow-list, never API keys, plus what its spec names (notebook 02).
 
-    Lab servers also get the `LABKIT_*` variables (data folder, sealing key), so that every server of a
-    run sees the same business systems; a command from elsewhere gets only its own `env`.
+    Of the host's own variables it gets only those its spec inherits (`ServerSpec.inherited`): lab
+    servers the data folder, so that every server of a run sees the same business systems, and the
+    sealing key only where replicas must share it; a command from elsewhere gets only its own `env`.
     """
     env = {k: os.environ[k] for k in _PASSED_THROUGH if k in os.environ}
+    env.update({k: os.environ[k] for k in spec.inherited if k in os.environ})
     if spec.lab_server:
-        env.update({k: v for k, v in os.environ.items() if k.startswith("LABKIT_")})
         env["PYTHONPATH"] = str(REPO_ROOT)
         env["PYTHONUNBUFFERED"] = "1"
     env.update(spec.env)
@@ -111,9 +135,12 @@ def stdio_params(
     full_env = server_env(spec)
     cwd = spec.cwd or full_env.get(WORKDIR_ENV) or (str(REPO_ROOT) if spec.lab_server else None)
     status = str(record.status_file) if record is not None else os.devnull
+    command = spec.command_line()
+    if spec.sandbox:
+        command = sandboxed(command, full_env, cwd, spec.hide)
     return StdioServerParameters(
         command=sys.executable,
-        args=["-I", "-S", _SUPERVISOR, status, "--", *spec.command_line()],
+        args=["-I", "-S", _SUPERVISOR, status, "--", *command],
         env=full_env,
         cwd=cwd,
         encoding_error_handler="replace",

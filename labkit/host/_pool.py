@@ -28,11 +28,11 @@ class Route:
 
     server: str
     tool_name: str
-    tool: Tool | None
+    tool: Tool
 
 
 class ServerPool:
-    """Opens one client per server, lists their tools through the guards, and routes names (notebook 02).
+    """Opens one client per server, lists their tools through the guards' `on_list`, and routes names (notebook 02).
 
     With `namespaced=True` the model sees `<server>__<tool>`, so two servers cannot offer the same
     name; otherwise the first server to list a name keeps it.
@@ -141,20 +141,15 @@ class ServerPool:
     @property
     def tools(self) -> list[Tool]:
         """The tools the model is offered, under the names it must use."""
-        return [route.tool.model_copy(update={"name": name}) for name, route in self._routes.items() if route.tool]
+        return [route.tool.model_copy(update={"name": name}) for name, route in self._routes.items()]
 
     @property
     def names(self) -> list[str]:
         return list(self._routes)
 
-    def route(self, name: str) -> Route:
-        """Where a proposed name goes; a name nobody listed goes to the first server, which will judge it."""
-        if name in self._routes:
-            return self._routes[name]
-        server, _, tool_name = name.partition(_SEPARATOR) if self.namespaced else ("", "", name)
-        if server in self._connections:
-            return Route(server, tool_name, None)
-        return Route(next(iter(self._connections), HOST_SERVER), name, None)
+    def route(self, name: str) -> Route | None:
+        """Where a proposed name goes, or None when the host does not list it now: no server sees that call."""
+        return self._routes.get(name)
 
 
 async def _nothing_to_wait_for() -> None:

@@ -7,7 +7,7 @@ import json
 import math
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -21,6 +21,7 @@ from ..trace import Trace
 from ._audit import AuditEntry, AuditLog, argument_hash
 from ._conversation import ToolCall, ToolResult
 from ._gate import GatePolicy, check_call
+from ._guards import Guard
 from ._pool import HOST_SERVER, Route, ServerPool
 
 __all__ = ["ToolRouter", "result_as_data", "truncate"]
@@ -51,16 +52,18 @@ def truncate(text: str, limit: int) -> str:
 
 
 class ToolRouter:
-    """Carries each proposed call through the gate, the guards and the server, and audits it (notebook 03)."""
+    """Carries each proposed call through the gate (with the guards' `on_call`), the server and the guards'
+    `on_result`, and audits it (notebook 03). A name the host does not list is refused before any server sees it."""
 
     def __init__(
         self, trace: Trace, audit: AuditLog, policy: GatePolicy, pool: ServerPool, *,
-        call_timeout: float, max_result_chars: int,
+        call_timeout: float, max_result_chars: int, guards: Sequence[Guard] = (),
     ) -> None:
         self.trace = trace
         self.audit = audit
         self.policy = policy
         self.pool = pool
+        self.guards = list(guards)
         self.call_timeout = call_timeout
         self.max_result_chars = max_result_chars
         self.succeeded: set[str] = set()
@@ -68,33 +71,39 @@ class ToolRouter:
 
     async def execute(self, call: ToolCall) -> ToolResult:
         route = self.pool.route(call.name)
+        if route is None:
+            return self._unlisted(call)
         if call.error is not None:
             return self._refuse(call, route, "malformed", f"the arguments were not valid JSON: {call.error}", None)
         arguments = call.arguments or {}
-        decision = await check_call(route.server, route.tool, call.name, arguments, self.policy)
-        reasons = list(decision.reasons)
-        blocked = await self._guard_block(route, call.name, arguments) if decision.allowed else None
-        if blocked:
-            reasons.append(blocked)
-        summary = decision.summary if not blocked else f"blocked: {blocked}"
+        decision = await check_call(route.server, route.tool, call.name, arguments, self.policy, self.guards)
         self.trace.record(
-            "host", "host", "host.gate", f"gate {call.name}: {summary}", ref=call.id, name=call.name,
-            payload={"server": route.server, "arguments": arguments, "reasons": reasons},
+            "host", "host", "host.gate", f"gate {call.name}: {decision.summary}", ref=call.id, name=call.name,
+            payload={"server": route.server, "arguments": self._redacted(arguments), "reasons": list(decision.reasons)},
+            outcome=decision.outcome, by=decision.by,
         )
-        if not decision.allowed or blocked:
-            refusal = "denied" if decision.approval == "refused" else "blocked"
-            return self._refuse(call, route, refusal, "; ".join(reasons), arguments)
+        if not decision.allowed:
+            return self._refuse(call, route, decision.outcome, "; ".join(decision.reasons), arguments)
         verdict = "allowed" if decision.approval == "not needed" else f"allowed ({decision.approval})"
         # An approval the model wrote itself carries no weight, so it is not passed on either.
         sent = {k: v for k, v in arguments.items() if k not in decision.ignored_fields}
         return await self._send(call, route, sent, verdict)
 
-    async def _guard_block(self, route: Route, name: str, arguments: dict[str, Any]) -> str | None:
-        for guard in self.pool.guards:
-            reason = await guard.on_call(route.server, route.tool, name, arguments)
-            if reason:
-                return reason
-        return None
+    def _unlisted(self, call: ToolCall) -> ToolResult:
+        """Fail closed: a name the host does not list now is refused here, and no server sees the call."""
+        offered = ", ".join(self.pool.names)
+        self.trace.record("host", "host", "host.gate", f"gate {call.name}: blocked: the host lists no tool by that "
+                          "name", ref=call.id, name=call.name, payload={"offered": self.pool.names},
+                          outcome="blocked", by="tool list")
+        self.audit.add(AuditEntry(self.trace.round, HOST_SERVER, call.name, argument_hash(call.arguments), "blocked",
+                                  "not sent"))
+        return ToolResult(call.id, f"The host did not run {call.name}: no server offers a tool by that name. "
+                                   f"Tools you can use: {offered}.", True)
+
+    def _redacted(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        for guard in self.guards:
+            arguments = guard.redact(arguments)
+        return arguments
 
     async def _send(self, call: ToolCall, route: Route, arguments: dict[str, Any], verdict: str) -> ToolResult:
         started = time.monotonic()
@@ -125,20 +134,18 @@ class ToolRouter:
             return self._audited(call, route, arguments, verdict, "timeout", started, ToolResult(call.id, text, True))
         if not is_error:
             self.succeeded.add(call.name)
-        for guard in self.pool.guards:
-            text = guard.on_result(route.server, call.name, text, is_error)
+        # Truncate first, so that what the guards add (the untrusted-data wrapper) is never cut off.
         shown = truncate(text, self.max_result_chars)
         if shown != text:
             self.trace.record("host", "host", "host.truncate", shown[shown.rfind("[truncated"):], ref=call.id, name=call.name)
+        for guard in self.guards:
+            shown = guard.on_result(route.server, call.name, shown, is_error)
         outcome = "isError" if is_error else "ok"
         return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, shown, is_error))
 
     async def _invoke(self, route: Route, arguments: dict[str, Any]) -> tuple[str, bool]:
         if route.server == HOST_SERVER:
-            local = self.pool.local.get(route.tool_name)
-            if local is None:
-                return f"No tool is called {route.tool_name}. Tools you can use: {', '.join(self.pool.names)}.", True
-            answer = await local.handler(arguments)
+            answer = await self.pool.local[route.tool_name].handler(arguments)
             return answer.text, answer.is_error
         client = self.pool.client(route.server)
         # Cancelling the call makes the SDK tell the server (notifications/cancelled) before it gives up.

@@ -11,7 +11,10 @@ from typing import Any
 from servers.untrusted._ground_truth import untrusted_dir
 
 from ..host import AuditLog, Conversation, RunResult, ServerSpec
-from ..security import ApprovalDesk, Defences, LabFolder, PinApprover, PinStore, Shield, readable, reveal, trust_on_first_use
+from ..security import (
+    ApprovalDesk, Defences, LabFolder, PinApprover, PinStore, Shield, host_state_dir, readable, reveal,
+    trust_on_first_use,
+)
 from ..simulator import MODEL_NAME, NAIVE_SCENARIO
 from ..trace import Event, Trace
 from ._model import make_client
@@ -135,12 +138,12 @@ def _where(event: Event | None) -> str:
     return local_paths(reveal(f"#{event.seq} {event.kind}: {event.summary}"))[:160] if event else ""
 
 
+_STOPPED = frozenset({"blocked", "denied", "withheld", "refused", "ignored"})
+
+
 def _stopping(event: Event) -> bool:
-    if event.kind in ("host.scan", "host.pin", "host.hints"):
-        return "withheld" in event.summary or "ignores" in event.summary
-    if event.kind == "host.gate":
-        return ": blocked" in event.summary or "did not approve" in event.summary
-    return event.kind == "user.answer" and event.summary.startswith("refused")
+    """A decision that stopped something, read from the event's structured outcome."""
+    return event.meta.get("outcome") in _STOPPED
 
 
 def _landmarks(trace: Trace, marker: str) -> tuple[Event | None, Event | None]:
@@ -168,7 +171,7 @@ async def run_attack(
         lab = prepare_lab()
     trace = trace if trace is not None else Trace()
     desk = desk if desk is not None else ApprovalDesk(trace)
-    pins = PinStore(untrusted_dir() / f"pins-{name}.json")
+    pins = PinStore(host_state_dir() / f"pins-{name}.json")
     pins.path.unlink(missing_ok=True)
     shield = _shield(trace, defences, lab, desk, pins, pin_approver)
     if attack.relaunch:

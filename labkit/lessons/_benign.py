@@ -1,4 +1,4 @@
-"""The benign set: every tool of the lab's own servers plus written fixtures, to measure the scanner's false flags."""
+"""The benign set: the lab's own tools, real public servers' definitions and written fixtures, for false flags."""
 
 from __future__ import annotations
 
@@ -16,9 +16,11 @@ import pandas as pd
 from ..host import wire_tool
 from ..security import RULES, Rule, scan_tool
 
-__all__ = ["FIXTURES", "benign_tools", "false_flags", "lab_server_tools"]
+__all__ = ["FIXTURES", "REAL_SERVERS", "benign_tools", "false_flags", "lab_server_tools"]
 
 FIXTURES = Path(__file__).with_name("data") / "benign_tools.json"
+REAL_SERVERS = Path(__file__).with_name("data") / "real_server_tools.json"
+"""What mcp-server-time, mcp-server-git and server-everything list, captured over stdio (versions inside)."""
 
 
 async def _listed(module: str) -> list[dict[str, Any]]:
@@ -41,9 +43,12 @@ def lab_server_tools() -> tuple[tuple[str, dict[str, Any]], ...]:
 
 
 def benign_tools() -> list[tuple[str, dict[str, Any]]]:
-    """The lab's own tools, then the written definitions in `data/benign_tools.json` (notebook 07)."""
+    """The lab's own tools, real servers' definitions (`data/real_server_tools.json`), then the written ones in
+    `data/benign_tools.json` (notebook 07)."""
     fixtures = json.loads(FIXTURES.read_text(encoding="utf-8"))["tools"]
-    return [*lab_server_tools(), *((item["server"], item["tool"]) for item in fixtures)]
+    real = json.loads(REAL_SERVERS.read_text(encoding="utf-8"))["servers"]
+    return [*lab_server_tools(), *((s["server"], tool) for s in real for tool in s["tools"]),
+            *((item["server"], item["tool"]) for item in fixtures)]
 
 
 def false_flags(rules: tuple[Rule, ...] = RULES) -> pd.DataFrame:

@@ -2,7 +2,7 @@
 
 - `_scanner`: rules over every string of a definition and the server's instructions (`ScanGuard`);
 - `_pins`: a SHA-256 pin per tool definition, kept on disk; a new or changed tool waits for a person (`PinGuard`);
-- `_checks`: untrusted annotations ignored, withheld tools blocked, paths kept in the workspace, secrets kept in;
+- `_checks`: untrusted annotations ignored, paths (resolved) kept in the workspace, secrets kept in and out of the trace;
 - `_results`: hidden characters stripped, untrusted results wrapped as data, and the taint they leave;
 - `_approval`: the person at the host, shown the full arguments (an ipywidgets form, or a scripted user in CI);
 - `_confine`: the lab folder (fake home, workspace, sandbox) and least-privilege vs over-broad launches;
@@ -12,8 +12,8 @@ The attacks, their stories and the benign set are lesson material: `labkit.lesso
 """
 
 from ._approval import ApprovalDesk, ApprovalRequest, approve_all, careful_user, render_arguments
-from ._checks import EgressGuard, HintsGuard, PathGuard, WithheldGuard, host_secrets
-from ._confine import LabFolder, least_privilege, over_broad
+from ._checks import EgressGuard, HintsGuard, PathGuard, host_secrets
+from ._confine import LabFolder, host_state_dir, least_privilege, over_broad
 from ._hidden import HIDDEN, count_hidden, readable, reveal, strip_hidden
 from ._pins import PinApprover, PinGuard, PinStore, fingerprint, trust_on_first_use
 from ._preflight import QUESTIONS, answers_table, preflight
@@ -43,7 +43,6 @@ __all__ = [
     "Shield",
     "TaintGuard",
     "UntrustedResults",
-    "WithheldGuard",
     "answers_table",
     "approve_all",
     "careful_user",
@@ -51,6 +50,7 @@ __all__ = [
     "findings_table",
     "fingerprint",
     "host_secrets",
+    "host_state_dir",
     "least_privilege",
     "over_broad",
     "preflight",

@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from ..host import argument_hash, scripted_user_active
+from ._scanner import POWER_NAME
 from ..trace import Trace
 from ._hidden import reveal
 
@@ -37,7 +38,10 @@ def render_arguments(arguments: dict[str, Any]) -> str:
 
 
 def careful_user(server: str, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
-    """The scripted person: reads the full arguments; refuses a key or an address outside shop.example (notebook 07)."""
+    """The scripted person: reads the effective call (full tool name, arguments with the server's defaults);
+    refuses a tool claiming powers over the host, a key, or an address outside shop.example (notebook 07)."""
+    if match := POWER_NAME.search(tool):
+        return False, f"the tool's name claims {match.group()!r}; nothing in this task needs that"
     text = json.dumps(arguments, ensure_ascii=False)
     if _PRIVATE_KEY.search(text):
         return False, "the arguments contain a private key"
@@ -89,7 +93,8 @@ class ApprovalDesk:
             approved, reason, by = await self._ask_widget(server, tool, shown, approved, reason)
         self.requests.append(ApprovalRequest(server, tool, argument_hash(arguments), shown, approved, reason, by))
         verdict = "approved" if approved else "refused"
-        self.trace.record("user", "host", "user.answer", f"{verdict} {tool}: {reason}", name=tool)
+        self.trace.record("user", "host", "user.answer", f"{verdict} {tool}: {reason}", name=tool, outcome=verdict,
+                          by=by)
         return approved
 
     def approved(self, server: str, tool: str, arguments: dict[str, Any]) -> bool:

@@ -1,4 +1,4 @@
-"""Checks on each proposed call and each listing: withheld tools, paths, secrets in arguments, untrusted annotations."""
+"""Checks on each proposed call and each listing: paths, secrets in arguments, untrusted annotations."""
 
 from __future__ import annotations
 
@@ -14,11 +14,13 @@ from mcp_types import Tool
 from ..host import Guard
 from ..trace import Trace
 
-__all__ = ["EgressGuard", "HintsGuard", "PATH_ARGUMENTS", "PathGuard", "WithheldGuard", "host_secrets"]
+__all__ = ["EgressGuard", "HintsGuard", "PATH_ARGUMENTS", "PathGuard", "host_secrets"]
 
 PATH_ARGUMENTS = ("path", "file", "filename", "file_path", "directory", "dir", "folder", "source", "destination")
 _SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|PRIVATE_KEY|CREDENTIAL|_KEY$", re.I)
 _PRIVATE_KEY = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")
+_KEY_BLOCK = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|(?=\"))", re.S)
+_REDACTED = "[withheld by the host]"
 _MIN_SECRET = 8
 
 
@@ -32,18 +34,6 @@ def _hints(tool: Tool) -> str:
     assert tool.annotations is not None
     claims = tool.annotations.model_dump(exclude_none=True, by_alias=True)
     return ", ".join(f"{key}={json.dumps(value)}" for key, value in claims.items())
-
-
-class WithheldGuard(Guard):
-    """Blocks a call to a tool the scanner or the pins withheld, should the model name it anyway (notebook 07)."""
-
-    def __init__(self, withheld: dict[tuple[str, str], str]) -> None:
-        self.withheld = withheld
-
-    async def on_call(self, server: str, tool: Tool | None, name: str, arguments: dict[str, Any]) -> str | None:
-        bare = name.rsplit("__", 1)[-1]
-        reason = self.withheld.get((server, bare))
-        return f"{bare} was withheld from the model: {reason}" if reason and tool is None else None
 
 
 class HintsGuard(Guard):
@@ -61,24 +51,28 @@ class HintsGuard(Guard):
         hinted = [f"{t.name} ({_hints(t)})" for t in tools if t.annotations is not None]
         if hinted:
             self.trace.record("host", "host", "host.hints", f"ignores {server}'s annotations (untrusted hints): "
-                              + "; ".join(hinted), server=server)
+                              + "; ".join(hinted), server=server, outcome="ignored", by=self.name)
         return [tool.model_copy(update={"annotations": None}) for tool in tools]
 
 
 class PathGuard(Guard):
-    """Refuses path arguments that leave the workspace: `~`, absolute paths elsewhere, `..` out (notebook 07)."""
+    """Refuses path arguments that leave the workspace: `~`, absolute paths elsewhere, `..` out, links out (notebook 07).
+
+    Both sides are resolved (`realpath`) before they are compared, so a link inside the workspace
+    that points outside it leads outside.
+    """
 
     def __init__(self, root: str | Path, names: Iterable[str] = PATH_ARGUMENTS) -> None:
-        self.root = Path(os.path.normpath(Path(root).absolute()))
+        self.root = Path(os.path.realpath(root))
         self.names = tuple(names)
 
     def outside(self, value: str) -> bool:
         if value.startswith("~"):
             return True
         target = Path(value) if Path(value).is_absolute() else self.root / value
-        return not Path(os.path.normpath(target)).is_relative_to(self.root)
+        return not Path(os.path.realpath(target)).is_relative_to(self.root)
 
-    async def on_call(self, server: str, tool: Tool | None, name: str, arguments: dict[str, Any]) -> str | None:
+    async def on_call(self, server: str, tool: Tool, name: str, arguments: dict[str, Any]) -> str | None:
         for key in self.names:
             value = arguments.get(key)
             if isinstance(value, str) and self.outside(value):
@@ -87,15 +81,27 @@ class PathGuard(Guard):
 
 
 class EgressGuard(Guard):
-    """Refuses arguments that carry a private key or one of the host's secret values (notebook 07)."""
+    """Refuses arguments that carry a private key or one of the host's secret values (notebook 07).
+
+    It runs before any person is asked, and `redact` keeps those values out of the trace.
+    """
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self.secrets = [s for s in secrets if len(s) >= _MIN_SECRET]
 
-    async def on_call(self, server: str, tool: Tool | None, name: str, arguments: dict[str, Any]) -> str | None:
+    async def on_call(self, server: str, tool: Tool, name: str, arguments: dict[str, Any]) -> str | None:
         text = json.dumps(arguments, ensure_ascii=False)
         if _PRIVATE_KEY.search(text):
             return "the arguments carry a private key"
         if any(secret in text for secret in self.secrets):
             return "the arguments carry one of the host's secret values"
         return None
+
+    def redact(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return json.loads(self._redact_text(json.dumps(arguments, ensure_ascii=False)))
+
+    def _redact_text(self, text: str) -> str:
+        text = _KEY_BLOCK.sub(_REDACTED, text)
+        for secret in self.secrets:
+            text = text.replace(json.dumps(secret)[1:-1], _REDACTED)
+        return text

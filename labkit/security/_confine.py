@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import functools
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..host import WORKDIR_ENV, ServerSpec
+from ..host import WORKDIR_ENV, ServerSpec, confinement
 
-__all__ = ["LabFolder", "least_privilege", "over_broad"]
+__all__ = ["LabFolder", "host_state_dir", "least_privilege", "over_broad"]
+
+
+@functools.cache
+def host_state_dir() -> Path:
+    """A folder for the host's own state (pins), outside the data folder the servers share (notebook 07).
+
+    Private to this user (mode 0700). Only a sandbox (`confine`) keeps a server of the same user out of it.
+    """
+    return Path(tempfile.mkdtemp(prefix="labkit-host-state-"))
 
 
 @dataclass(frozen=True)
@@ -40,6 +51,10 @@ def over_broad(spec: ServerSpec, lab: LabFolder, secrets: Mapping[str, str] | No
 
 
 def least_privilege(spec: ServerSpec, lab: LabFolder) -> ServerSpec:
-    """The launch the shield uses: working folder = the workspace, HOME = an empty sandbox, no secrets (notebook 07)."""
+    """The launch the shield uses: working folder = the workspace, HOME = an empty sandbox, no secrets (notebook 07).
+
+    Where the machine can (`confinement()`), the server also runs under bubblewrap: the user's home,
+    the fake home, /tmp (the host's pins) and the host's processes out of its sight.
+    """
     env = {"HOME": str(lab.sandbox), WORKDIR_ENV: str(lab.workspace), "TMPDIR": str(lab.sandbox)}
-    return replace(spec, env={**spec.env, **env})
+    return replace(spec, env={**spec.env, **env}, sandbox=confinement().confined, hide=(str(lab.home),))

@@ -120,7 +120,7 @@ class PinGuard(Guard):
         changes = [change for change, _ in checked.values() if change is not None]
         if not changes:
             self.trace.record("host", "host", "host.pin", f"pins: {server}'s {len(tools)} tool(s) unchanged",
-                              server=server)
+                              server=server, outcome="allowed", by=self.name)
             return tools
         self.prompts.append((server, changes))
         self.trace.record("host", "user", "host.pin", f"asks to approve {server}: "
@@ -128,7 +128,7 @@ class PinGuard(Guard):
         approved = await self.approve(server, changes)
         verdict = "approved" if approved else "refused"
         said = f"{verdict} {server}: " + "; ".join(c.summary for c in changes)
-        self.trace.record("user", "host", "user.answer", said, server=server)
+        self.trace.record("user", "host", "user.answer", said, server=server, outcome=verdict, by="user")
         if approved:
             for change in changes:
                 self.store.put(server, change.tool, change.new, checked[change.tool][1])
@@ -139,5 +139,6 @@ class PinGuard(Guard):
         for name in refused - {INSTRUCTIONS}:
             self.withheld[(server, name)] = "its definition is not approved (pinning)"
         self.trace.record("host", "host", "host.pin", f"pins withheld from {server}: "
-                          + ", ".join(sorted(refused - {INSTRUCTIONS})) + " (until a person approves)", server=server)
+                          + ", ".join(sorted(refused - {INSTRUCTIONS})) + " (until a person approves)", server=server,
+                          outcome="withheld", by=self.name)
         return [tool for tool in tools if tool.name not in refused]

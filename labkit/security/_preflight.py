@@ -78,8 +78,7 @@ async def _refusable(host: Host, trusted: frozenset[str]) -> Answer:
     skipped = []
     for name in host.pool.names:
         route = host.pool.route(name)
-        if route.tool is None:
-            continue
+        assert route is not None  # a name the pool lists has a route
         decision = await check_call(route.server, route.tool, name, _valid_arguments(route.tool.input_schema), policy)
         if name in asked or not decision.allowed:
             continue
@@ -107,7 +106,7 @@ def _shown(host: Host) -> Answer:
 
 def _results(host: Host) -> Answer:
     text = result_as_data(CallToolResult(content=[TextContent(type="text", text=_PROBE_TEXT)]))
-    for guard in host.pool.guards:
+    for guard in host.router.guards:
         probe = copy.copy(guard)
         if hasattr(probe, "trace"):
             probe.trace = Trace()
@@ -127,7 +126,7 @@ def _limits(host: Host) -> Answer:
 
 async def _audited(host: Host) -> Answer:
     router, pool = host.router, host.pool
-    defined = [(n, r.tool) for n in pool.names if (r := pool.route(n)).tool is not None]
+    defined = [(n, r.tool) for n in pool.names if (r := pool.route(n)) is not None]
     target = next(((n, t) for n, t in defined if t.input_schema.get("properties")), None)
     if target is None:
         return Answer(QUESTIONS[4], False, "no tool with parameters to probe")

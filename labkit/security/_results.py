@@ -6,7 +6,7 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from mcp_types import Tool
@@ -16,19 +16,11 @@ from ..trace import Trace
 from ._hidden import count_hidden, strip_hidden
 from ._scanner import scan_text
 
-__all__ = ["SINK_NAMES", "TaintGuard", "UntrustedResults", "is_sink", "wrap_untrusted"]
+__all__ = ["TaintGuard", "UntrustedResults", "wrap_untrusted"]
 
-SINK_NAMES = re.compile(
-    r"send|post|upload|e?mail|fetch|http|webhook|publish|share|notify|message|write|create|delete|push|transfer|"
-    r"pay|comment", re.I
-)
-"""Tool names that move data out of the host or change something: sinks, by the host's own list."""
 _MARKER = re.compile(r"</?\s*untrusted-data", re.I)
-
-
-def is_sink(name: str) -> bool:
-    """Whether a tool name (namespaced or not) looks like a sink (notebook 07)."""
-    return bool(SINK_NAMES.search(name.rsplit("__", 1)[-1]))
+_PIECE = 12
+"""How many characters of a result an argument must carry, verbatim, to carry that result's data."""
 
 
 def wrap_untrusted(text: str, source: str, key: bytes) -> str:
@@ -62,35 +54,46 @@ class UntrustedResults(Guard):
         return wrap_untrusted(clean, f"{server}/{name.rsplit('__', 1)[-1]}", self.key)
 
 
-Asker = Callable[[str, str, dict[str, Any]], Awaitable[bool]]
-
-
 class TaintGuard(Guard):
-    """Once an untrusted server's result is in the context, every call to a sink needs a person's yes (notebook 07).
+    """Taint follows data: a call whose arguments carry a piece of an untrusted result, or a piece of a trusted
+    result on its way to an untrusted server, needs a person's yes (notebook 07).
 
-    `already_approved(server, name, arguments)` says whether a person approved exactly this call
-    at the gate a moment ago, so nobody is asked twice.
+    A piece is any run of 12 characters a result showed the model; the names of tools play no part.
     """
 
-    def __init__(
-        self, trace: Trace, trusted: Callable[[str], bool], ask: Asker, *,
-        sink: Callable[[str], bool] = is_sink,
-        already_approved: Callable[[str, str, dict[str, Any]], bool] = lambda server, name, arguments: False,
-    ) -> None:
-        self.trace, self.trusted, self.ask, self.sink = trace, trusted, ask, sink
-        self.already_approved = already_approved
-        self.tainted_by: str | None = None
+    def __init__(self, trace: Trace, trusted: Callable[[str], bool]) -> None:
+        self.trace, self.trusted = trace, trusted
+        self.seen: list[tuple[str, bool, str]] = []  # (source, trusted?, text)
 
     def on_result(self, server: str, name: str, text: str, is_error: bool) -> str:
-        if self.tainted_by is None and not self.trusted(server):
-            self.tainted_by = f"{server}/{name.rsplit('__', 1)[-1]}"
-            self.trace.record("host", "host", "host.taint", f"untrusted content from {self.tainted_by} entered the "
-                              "context: calls to sink tools now need a person's approval", server=server)
+        source, trusted = f"{server}/{name.rsplit('__', 1)[-1]}", self.trusted(server)
+        if not trusted and not any(not t for _, t, _ in self.seen):
+            self.trace.record("host", "host", "host.taint", f"untrusted content from {source} entered the context: "
+                              "calls carrying it now need a person's approval", server=server)
+        self.seen.append((source, trusted, text))
         return text
 
-    async def on_call(self, server: str, tool: Tool | None, name: str, arguments: dict[str, Any]) -> str | None:
-        if self.tainted_by is None or not self.sink(name) or self.already_approved(server, name, arguments):
-            return None
-        if await self.ask(server, name, arguments):
-            return None
-        return f"a person refused it (it could carry data out after untrusted content from {self.tainted_by})"
+    async def review(self, server: str, tool: Tool, name: str, arguments: dict[str, Any]) -> str | None:
+        to_untrusted = not self.trusted(server)
+        for value in _strings(arguments):
+            for source, trusted, text in self.seen:
+                if (not trusted or to_untrusted) and _shares_piece(value, text):
+                    towards = "to an untrusted server" if trusted else "from an untrusted result"
+                    return f"its arguments carry data {towards} ({source})"
+        return None
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return []
+
+
+def _shares_piece(value: str, text: str) -> bool:
+    if len(value) < _PIECE:
+        return False
+    return any(value[i:i + _PIECE] in text for i in range(0, len(value) - _PIECE + 1, _PIECE // 2))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -24,6 +26,12 @@ _FREE_TEXT = {"sidenote", "side_note", "notes", "note", "feedback", "debug", "ex
 _OVERRIDE = re.compile(r"\b(always|instead|never|must|prefer(red)?|replace[sd]?|rather than|side effect)\b", re.I)
 _CONFUSABLE = str.maketrans("аеорсхуіјѕԁɡոΑΒΕΗΙΚΜΝΟΡΤΧΥ", "aeopcxyijsdgnABEHIKMNOPTXY")
 _ADVISORY_LENGTH = 4000
+_BASE64 = re.compile(r"[A-Za-z0-9+/]{24,}={0,2}")
+POWER_NAME = re.compile(r"approve_?all|auto_?approve|bypass|disable_(guard|check|approval)s?|sudo|grant_(all|admin)|"
+                        r"elevate|skip_(approval|confirm)", re.I)
+"""Tool names that claim powers over the host itself: a person reviews every call to them."""
+_SELF_PROMOTION = re.compile(r"\b(use this (tool )?(first|instead)|always (use|prefer) this|(faster|better|more "
+                             r"accurate|preferred) (version|replacement|alternative) of|supersedes)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -113,7 +121,22 @@ def scan_text(text: str, where: str, rules: Sequence[Rule] = RULES) -> list[Find
     for rule in rules:
         if match := rule.search(plain):
             findings.append(Finding(rule.name, where, _excerpt(plain, match)))
+    for decoded in _decoded(plain):
+        findings.extend(Finding(f.rule, f"{where} (base64)", f.excerpt) for f in scan_text(decoded, where, rules))
     return findings
+
+
+def _decoded(text: str) -> list[str]:
+    """Runs of base64 that decode to readable text: a real model reads them, so the scanner does too."""
+    found = []
+    for run in _BASE64.findall(text):
+        try:
+            decoded = base64.b64decode(run + "=" * (-len(run) % 4), validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            continue
+        if decoded.isprintable() or all(c.isprintable() or c.isspace() for c in decoded):
+            found.append(decoded)
+    return found
 
 
 def _skeleton(name: str) -> str:
@@ -127,6 +150,11 @@ def scan_tool(
     wire, others = wire_tool(tool), others or {}
     name, description = wire.get("name", ""), wire.get("description") or ""
     findings = [f for where, text in texts_of(wire) for f in scan_text(text, where, rules)]
+    if match := POWER_NAME.search(name):
+        findings.append(Finding("power-name", "name", f"{name} claims {match.group()!r}: a person reviews every call",
+                                "review"))
+    if match := _SELF_PROMOTION.search(readable(description)):
+        findings.append(Finding("tool-choice", "description", _excerpt(readable(description), match), "review"))
     if not _VALID_NAME.match(name):
         findings.append(Finding("invalid-name", "name", f"{ascii(name)} has characters outside A-Z a-z 0-9 _ - ."))
     for other, server in others.items():
@@ -159,6 +187,8 @@ def findings_table(findings: Iterable[Finding], **columns: Any) -> pd.DataFrame:
 class ScanGuard(Guard):
     """Withholds every tool the scanner flags, and every tool of a server whose instructions it flags (notebook 07).
 
+    A finding of severity "review" (a name claiming powers over the host, a description written to
+    win the model's choice) does not withhold the tool: a person is asked about every call to it.
     It remembers the names each server listed, so a later untrusted server cannot reuse (shadow)
     them; the shield lists trusted servers first. `instructions(server)` returns the server's instructions.
     """
@@ -171,6 +201,7 @@ class ScanGuard(Guard):
         self.trace, self.withheld, self.instructions, self.rules = trace, withheld, instructions, rules
         self.trusted = trusted
         self.names: dict[str, dict[str, str]] = {}
+        self.reviewed: dict[tuple[str, str], str] = {}
 
     async def on_list(self, server: str, tools: list[Tool]) -> list[Tool]:
         # A trusted server keeps its names even if an untrusted one listed them first.
@@ -180,15 +211,23 @@ class ScanGuard(Guard):
         told = scan_text(self.instructions(server) or "", "instructions", self.rules)
         kept = []
         for tool in tools:
-            findings = [f for f in told + scan_tool(tool, others=others, rules=self.rules) if f.severity == "block"]
+            found = told + scan_tool(tool, others=others, rules=self.rules)
+            review = sorted({f.rule for f in found if f.severity == "review"})
+            if review:
+                self.reviewed[(server, tool.name)] = f"the scanner asks a person to review it ({', '.join(review)})"
+            findings = [f for f in found if f.severity == "block"]
             if not findings:
                 kept.append(tool)
                 continue
             rules = sorted({f.rule for f in findings})
             self.withheld[(server, tool.name)] = f"the scanner flagged it ({', '.join(rules)})"
             self.trace.record("host", "host", "host.scan", f"scanner withheld {server}/{tool.name}: {', '.join(rules)}",
-                              name=tool.name, payload=[asdict(f) for f in findings], server=server)
+                              name=tool.name, payload=[asdict(f) for f in findings], server=server,
+                              outcome="withheld", by=self.name)
         if tools and len(kept) == len(tools):
             self.trace.record("host", "host", "host.scan", f"scanner: {server}'s {len(tools)} tool(s) look clean",
-                              server=server)
+                              server=server, outcome="allowed", by=self.name)
         return kept
+
+    async def review(self, server: str, tool: Tool, name: str, arguments: dict[str, Any]) -> str | None:
+        return self.reviewed.get((server, tool.name))

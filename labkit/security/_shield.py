@@ -12,7 +12,7 @@ import pandas as pd
 from ..host import GatePolicy, Guard, Host, ServerSpec
 from ..trace import Trace
 from ._approval import ApprovalDesk
-from ._checks import EgressGuard, HintsGuard, PathGuard, WithheldGuard, host_secrets
+from ._checks import EgressGuard, HintsGuard, PathGuard, host_secrets
 from ._confine import LabFolder, least_privilege, over_broad
 from ._pins import PinApprover, PinGuard, PinStore, trust_on_first_use
 from ._results import TaintGuard, UntrustedResults
@@ -30,9 +30,9 @@ DEFENCES = {
     "namespace": "name tools <server>__<tool>, trusted servers listed first",
     "hints": "ignore the annotations (e.g. readOnlyHint) of untrusted servers",
     "approval": "a person approves each call that may change something, seeing its full arguments",
-    "paths": "refuse path arguments that leave the workspace",
+    "paths": "refuse path arguments that leave the workspace, links resolved",
     "egress": "refuse arguments that carry a private key or a host secret",
-    "taint": "after untrusted content enters the context, sink calls need a person's yes",
+    "taint": "a call carrying untrusted data, or trusted data to an untrusted server, needs a person's yes",
     "results": "strip hidden characters from results, wrap untrusted ones as data",
     "least_privilege": "start servers in the workspace, with an empty home and no secrets",
 }
@@ -111,18 +111,17 @@ class Shield:
     @property
     def policy(self) -> GatePolicy:
         """With approval off, the host's policy says yes to everything, and the gate says so."""
-        return GatePolicy(approver=self.desk) if self.defences.approval else GatePolicy(approve_all=True)
+        return GatePolicy(approver=self.desk, approve_all=not self.defences.approval)
 
     def _guards(self, pin_approver: PinApprover) -> list[Guard]:
         on = self.defences
         chosen: list[tuple[bool, Guard]] = [
-            (on.pin or on.scan, WithheldGuard(self.withheld)),
             (on.pin, PinGuard(self.trace, self.pins, pin_approver, self.withheld, instructions=self.instructions)),
             (on.scan, ScanGuard(self.trace, self.withheld, instructions=self.instructions, trusted=self.trusted)),
             (on.hints, HintsGuard(self.trace, self.trusted)),
             (on.paths, PathGuard(self.lab.workspace)),
             (on.egress, EgressGuard([*host_secrets(), *self.canaries, *self.secrets.values()])),
-            (on.taint, TaintGuard(self.trace, self.trusted, self.desk, already_approved=self.desk.approved)),
+            (on.taint, TaintGuard(self.trace, self.trusted)),
             (on.results, UntrustedResults(self.trace, self.trusted, self.key)),
         ]
         return [guard for wanted, guard in chosen if wanted]

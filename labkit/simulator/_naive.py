@@ -17,6 +17,8 @@ which is why the security tests use this one. Every note says which sentence it 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
 from dataclasses import dataclass, field
@@ -28,7 +30,7 @@ from ._playbooks import resolve_tool
 from ._rules import score_tool
 from ._words import content_words
 
-__all__ = ["NAIVE_SCENARIO", "Order", "as_read", "obey", "orders_in"]
+__all__ = ["NAIVE_SCENARIO", "Order", "as_read", "obey", "orders_in", "schema_texts"]
 
 NAIVE_SCENARIO = "naive"
 _ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-_])")
@@ -45,6 +47,8 @@ _CONTENTS_OF = re.compile(r"^the contents? of (?P<path>\S+)$", re.I)
 _EVERYTHING = re.compile(r"^(?:everything you(?: have)? read(?: so far)?|all (?:the )?(?:tool )?results)$", re.I)
 _PATH_PARAMS = ("path", "file", "filename", "file_path")
 _QUOTE_LIMIT = 160
+_BASE64 = re.compile(r"[A-Za-z0-9+/]{24,}={0,2}")
+_STRUCTURE = frozenset({"type", "format", "$ref", "required", "$schema", "additionalProperties"})
 
 
 @dataclass(frozen=True)
@@ -59,9 +63,36 @@ class Order:
 
 
 def as_read(text: str) -> str:
-    """What a model reads: tag characters decoded to ASCII, ANSI escapes and zero-width ones dropped (notebook 07)."""
+    """What a model reads: tag characters decoded to ASCII, ANSI escapes and zero-width ones dropped, and base64
+    runs that decode to text followed by that text, as a real model would decode them (notebook 07)."""
     decoded = "".join(chr(ord(c) - 0xE0000) if 0xE0020 <= ord(c) <= 0xE007E else c for c in text)
-    return _INVISIBLE.sub("", _ANSI.sub("", decoded))
+    plain = _INVISIBLE.sub("", _ANSI.sub("", decoded))
+    return "\n".join([plain, *_base64_texts(plain)])
+
+
+def _base64_texts(text: str) -> list[str]:
+    found = []
+    for run in _BASE64.findall(text):
+        try:
+            decoded = base64.b64decode(run + "=" * (-len(run) % 4), validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            continue
+        if all(c.isprintable() or c.isspace() for c in decoded):
+            found.append(decoded)
+    return found
+
+
+def schema_texts(schema: Any, where: str = "the input schema") -> list[tuple[str, str]]:
+    """Every text a real model reads in an input schema: descriptions and titles at any depth (`$defs` too),
+    enum values, defaults and examples, each with where it sits (notebook 07)."""
+    if isinstance(schema, str):
+        return [(where, schema)]
+    if isinstance(schema, list):
+        return [t for i, item in enumerate(schema) for t in schema_texts(item, f"{where}[{i}]")]
+    if not isinstance(schema, dict):
+        return []
+    return [t for key, value in schema.items() if key not in _STRUCTURE
+            for t in schema_texts(value, f"{where}.{key}")]
 
 
 def _strings(text: str) -> str:
@@ -160,8 +191,8 @@ def _orders(dialogue: Dialogue) -> tuple[list[Order], list[Order]]:
     from_tools = []
     for tool in dialogue.tools:
         from_tools += orders_in(tool.description, f"the description of {tool.name}", tool.name)
-        for name, prop in tool.properties.items():
-            from_tools += orders_in(str(prop.get("description", "")), f"parameter {name} of {tool.name}", tool.name)
+        for where, text in schema_texts(tool.schema):
+            from_tools += orders_in(text, f"{where} of {tool.name}", tool.name)
     from_results = []
     names = {c.id: c.name for m in dialogue.messages for c in m.calls}
     for message in dialogue.messages:

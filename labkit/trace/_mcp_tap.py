@@ -116,6 +116,11 @@ class TappedTransport:
         self._events_read += len(complete)
         for line in complete.decode("utf-8").splitlines():
             item = json.loads(line)
+            if not _own_report(item):
+                # Attributed by the channel it came on: the file is this server's, whatever the line claims.
+                self.record_failure("tap.forged", f"{self.server} reported an event as {item.get('src')!r} → "
+                                    f"{item.get('dst')!r} {item.get('kind')!r}; a server reports only its own work")
+                continue
             self.trace.record(
                 item["src"], item["dst"], item["kind"], item["summary"],
                 payload=item.get("payload"), server=self.server, era=self.era,
@@ -196,3 +201,13 @@ class _TapWrite(_StreamProxy):
     async def send(self, item: SessionMessage, /) -> None:
         self._tap.record_frame(True, item)
         await self._inner.send(item)
+
+
+_REPORTERS = ("server", "system")
+
+
+def _own_report(item: dict[str, Any]) -> bool:
+    """A server's report names only the server and its systems, and a `server.*` or `system.*` kind."""
+    kind = str(item.get("kind", ""))
+    return (item.get("src") in _REPORTERS and item.get("dst") in _REPORTERS
+            and kind.split(".", 1)[0] in _REPORTERS and isinstance(item.get("summary"), str))
