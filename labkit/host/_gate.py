@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 from mcp_types import Tool
+
+if TYPE_CHECKING:
+    import jsonschema
 
 __all__ = ["Approver", "GateDecision", "GatePolicy", "check_call", "deny_all", "needs_approval"]
 
@@ -90,6 +92,9 @@ async def check_call(
 
 
 def _schema_problems(schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
+    # Imported on the first check, not with the host: jsonschema's format module builds a grammar at import.
+    import jsonschema
+
     validator = jsonschema.Draft202012Validator(schema)
     return [_describe(error) for error in sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))]
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ._events import ACTORS, Event, Trace
 from ._summaries import fold
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["ACTOR_LABELS", "Diagram", "pretty", "select", "sequence_diagram", "table"]
 
@@ -54,6 +55,7 @@ def select(
 
 def table(trace: Trace | Iterable[Event], *, times: bool = False, **filters: Any) -> pd.DataFrame:
     """One readable row per event; `times=True` adds milliseconds since the run began (notebook 00)."""
+    import pandas as pd
     rows = [
         {
             "seq": e.seq,
