@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
+import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from mcp_types import Tool
@@ -89,6 +92,18 @@ async def check_call(
     approved = await policy.approver(server, name, arguments)
     reasons.append("approved by the user" if approved else "the user did not approve")
     return GateDecision(approved, tuple(reasons), "user" if approved else "refused", ignored)
+
+
+@cache
+def import_validator_in_background() -> None:
+    """Start importing jsonschema on a thread, once, while a server starts.
+
+    The gate's first check and the SDK's first structured result need it, and its import takes seconds
+    that a server's start otherwise spends waiting.
+    """
+    importer = threading.Thread(target=importlib.import_module, args=("jsonschema",), name="import-jsonschema")
+    importer.daemon = True
+    importer.start()
 
 
 def _schema_problems(schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:

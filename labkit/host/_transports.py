@@ -16,6 +16,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
 
 from ..trace import TappedTransport, Trace
+from ._gate import import_validator_in_background
 from ._launch import ServerSpec, stdio_params
 from ._start_errors import ServerStartError, StartRecord
 
@@ -52,6 +53,7 @@ async def _explained(spec: ServerSpec, errlog: IO[str] | None) -> AsyncIterator[
         log = errlog if errlog is not None else files.enter_context(tempfile.TemporaryFile(mode="w+"))
         folder = Path(files.enter_context(tempfile.TemporaryDirectory(prefix="labkit-start-")))
         record = StartRecord(spec, folder / "status.json", log)
+        import_validator_in_background()
         try:
             async with stdio_client(stdio_params(spec, record=record), errlog=log) as streams:
                 yield streams
