@@ -1,4 +1,4 @@
-"""Figure 8: whole processes side by side, the lab's CLI against the bare SDK, and `import labkit` against `import mcp`."""
+"""Figure 8: whole processes side by side: the CLI against the bare SDK, `import labkit` against `import mcp`."""
 
 from __future__ import annotations
 
