@@ -46,7 +46,7 @@ echo "all $(grep -c -E '^[A-Za-z0-9_.-]+==' requirements.txt) pins of requiremen
 
 step "labkit and servers importable from anywhere"
 (cd / && "$WORK/venv/bin/python" -c "
-import labkit, servers, labkit.otel, labkit.scenarios, servers.logs, servers.charts
+import labkit, servers, labkit.trace, labkit.host, labkit.lessons, servers.logs, servers.charts
 print('imported', labkit.__file__.rsplit('/', 2)[-2], servers.__file__.rsplit('/', 2)[-2], 'from', labkit.__file__.rsplit('/', 3)[-3])")
 
 step "JupyterLab reads overrides.json: no news or update pop-ups"

@@ -20,7 +20,7 @@ __all__ = ["FULL", "QUICK", "Plan", "main"]
 
 Runner = Callable[["Plan", "float | None"], dict[str, Any]]
 """A section: the plan and the seconds left of the run's budget (None: no budget) in, its results out."""
-SECTIONS = ("tracing", "model", "canonical", "workshop", "course", "setup")
+SECTIONS = ("tracing", "model", "canonical", "processes", "workshop", "course", "setup")
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,7 @@ class Plan:
     tracing_warmup: int
     model_samples: int
     canonical_runs: int
+    process_runs: int
     scales: tuple[int, ...]
     course: bool
     budget_s: float
@@ -38,11 +39,11 @@ class Plan:
 
 
 FULL = Plan(
-    tracing_samples=200, tracing_warmup=20, model_samples=200, canonical_runs=4, scales=(1, 10, 50), course=True,
+    tracing_samples=200, tracing_warmup=20, model_samples=200, canonical_runs=4, process_runs=5, scales=(1, 10, 50), course=True,
     budget_s=270,
 )
 QUICK = Plan(
-    tracing_samples=80, tracing_warmup=10, model_samples=100, canonical_runs=2, scales=(1, 10), course=False,
+    tracing_samples=80, tracing_warmup=10, model_samples=100, canonical_runs=2, process_runs=2, scales=(1, 10), course=False,
     budget_s=60,
 )
 
@@ -115,6 +116,12 @@ def _canonical(plan: Plan, left: float | None) -> dict[str, Any]:
     return anyio.run(measure_canonical, plan.canonical_runs)
 
 
+def _processes(plan: Plan, left: float | None) -> dict[str, Any]:
+    from .processes import measure_processes
+
+    return anyio.run(measure_processes, plan.process_runs)
+
+
 def _workshop(plan: Plan, left: float | None) -> dict[str, Any]:
     from .workshop import measure_workshop
 
@@ -139,6 +146,7 @@ _RUNNERS: dict[str, Runner] = {
     "tracing": _tracing,
     "model": _model,
     "canonical": _canonical,
+    "processes": _processes,
     "workshop": _workshop,
     "course": _course,
     "setup": _setup,

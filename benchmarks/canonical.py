@@ -14,7 +14,7 @@ from .memory import PeakRSS
 
 __all__ = ["TARGET_S", "Split", "measure_canonical", "split_trace"]
 
-TARGET_S = 2.0
+TARGET_S = 1.0
 _PARTS = ("wall", "startup", "protocol", "model", "host", "shutdown")
 
 

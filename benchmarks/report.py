@@ -107,6 +107,16 @@ def _canonical(data: dict[str, Any]) -> list[Row]:
     ]
 
 
+def _processes(data: dict[str, Any]) -> list[Row]:
+    rows = []
+    for figure in ("run", "import"):
+        r = data[figure]
+        rows.append(Row(f"8 {r['subject']} / {r['baseline']}", f"{r['ratio']:.2f} ({r['subject_ms'] / 1000:.2f} vs "
+                        f"{r['baseline_ms'] / 1000:.2f} s, median of {r['samples']}, whole processes)",
+                        f"<= {r['target_ratio']}", _verdict(r["meets_target"])))
+    return rows
+
+
 def _course(data: dict[str, Any]) -> list[Row]:
     ran = [nb for nb in data["notebooks"] if "seconds" in nb]
     bound = "" if data["complete"] else ">= "
@@ -167,6 +177,7 @@ _SECTIONS = {
     "tracing": _tracing,
     "model": _model,
     "canonical": _canonical,
+    "processes": _processes,
     "workshop": _workshop,
     "course": _course,
     "setup": _setup,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import threading
 from datetime import datetime, timedelta
 from typing import Annotated
 
@@ -203,5 +204,13 @@ def build_server() -> MCPServer:
     return mcp
 
 
+def import_matplotlib() -> None:
+    """Import what the first chart needs; the server runs this on a background thread as it starts."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: F401
+    from matplotlib.figure import Figure  # noqa: F401
+
+
 if __name__ == "__main__":
+    # Off the request path: the import overlaps the client's handshake instead of delaying the first chart.
+    threading.Thread(target=import_matplotlib, name="import-matplotlib", daemon=True).start()
     run(build_server)

@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 from mcp import Client
 from mcp.client.stdio import stdio_client
-from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitResult
 
 from labkit.host import (

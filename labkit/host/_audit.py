@@ -5,9 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["AuditEntry", "AuditLog", "argument_hash"]
 
@@ -46,6 +47,7 @@ class AuditLog:
 
     def table(self, *, latency: bool = False) -> pd.DataFrame:
         """The entries as a DataFrame; latency is left out by default because it varies run to run."""
+        import pandas as pd
         rows = [asdict(e) for e in self.entries]
         columns = ["round", "server", "tool", "args_hash", "decision", "outcome"] + (["latency_ms"] if latency else [])
         return pd.DataFrame(rows, columns=columns)

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import importlib
+import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 from mcp_types import Tool
 
 from ._guards import Guard
+
+if TYPE_CHECKING:
+    import jsonschema
 
 __all__ = [
     "Approver", "GateDecision", "GatePolicy", "check_call", "deny_all", "effective_arguments", "needs_approval",
@@ -116,7 +121,22 @@ async def check_call(
     return GateDecision(approved, tuple(reasons), "user" if approved else "refused", ignored, by="user")
 
 
+@cache
+def import_validator_in_background() -> None:
+    """Start importing jsonschema on a thread, once, while a server starts.
+
+    The gate's first check and the SDK's first structured result need it, and its import takes seconds
+    that a server's start otherwise spends waiting.
+    """
+    importer = threading.Thread(target=importlib.import_module, args=("jsonschema",), name="import-jsonschema")
+    importer.daemon = True
+    importer.start()
+
+
 def _schema_problems(schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
+    # Imported on the first check, not with the host: jsonschema's format module builds a grammar at import.
+    import jsonschema
+
     validator = jsonschema.Draft202012Validator(schema)
     return [_describe(error) for error in sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))]
 

@@ -6,19 +6,22 @@ import tempfile
 from collections.abc import AsyncIterator, Mapping
 from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import httpx2
 from mcp.client._transport import TransportStreams
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
 
 from ..trace import TappedTransport, Trace
+from ._gate import import_validator_in_background
 from ._launch import ServerSpec, stdio_params
 from ._start_errors import ServerStartError, StartRecord
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
 
 __all__ = ["http_transport", "memory_transport", "stdio_transport"]
 
@@ -50,6 +53,7 @@ async def _explained(spec: ServerSpec, errlog: IO[str] | None) -> AsyncIterator[
         log = errlog if errlog is not None else files.enter_context(tempfile.TemporaryFile(mode="w+"))
         folder = Path(files.enter_context(tempfile.TemporaryDirectory(prefix="labkit-start-")))
         record = StartRecord(spec.name, spec.describe(), folder / "status.json", log)
+        import_validator_in_background()
         try:
             async with stdio_client(stdio_params(spec, record=record), errlog=log) as streams:
                 yield streams

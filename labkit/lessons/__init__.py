@@ -8,7 +8,7 @@ from servers._wiring import data_dir
 
 from ._attack_report import outcomes, story
 from ._attacks import ATTACKS, Attack, AttackRun, Evidence, run_attack
-from ._benign import benign_tools, false_flags, lab_server_tools
+from ._benign import HELD_OUT, benign_tools, false_flags, lab_server_tools
 from ._exercises import TODO, Exercise, Verdict, check, register, run_sync
 from ._model import make_client
 from ._runs import SCENARIO_NAMES, TASKS, ScenarioRun, run_scenario
@@ -25,7 +25,6 @@ from ._security_lab import (
 from ._skill_context import context_ledger, context_table, upfront_table
 from ._skill_runs import BASE_PROMPT, SKILLS_DIR, SkillRun, run_with_skills, scripted_approver
 from ._taxonomy import FailureRow, classify, failure_table, tool_results_sent
-from .checks.nb07 import HELD_OUT
 
 __all__ = [
     "ATTACKS",

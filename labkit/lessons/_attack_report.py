@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ..security import reveal
 from ..trace import Event
 from ._attacks import AttackRun
 from ._security_lab import canaries_in, local_paths
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["outcomes", "story"]
 
@@ -59,6 +61,7 @@ def story(run: AttackRun, *, everything: bool = False) -> pd.DataFrame:
 
     Routine start-up events (clean scans, unchanged pins, first-use approvals) are left out unless `everything`.
     """
+    import pandas as pd
     marks = {e.seq: mark for e, mark in ((run.entered, "◀ entered"), (run.stopped, "■ stopped")) if e is not None}
     rows = []
     for event in run.trace:
@@ -74,4 +77,5 @@ def story(run: AttackRun, *, everything: bool = False) -> pd.DataFrame:
 
 def outcomes(runs: Iterable[AttackRun]) -> pd.DataFrame:
     """One row per run: attack, defences, success, evidence, where it entered and was stopped (notebook 07)."""
+    import pandas as pd
     return pd.DataFrame([run.outcome() for run in runs])

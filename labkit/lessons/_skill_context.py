@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ..skills import SkillLibrary
 from ..trace import ESTIMATOR, Event, Trace, estimate_tokens
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["ESTIMATOR", "context_ledger", "context_table", "estimate_tokens", "upfront_table"]
 
@@ -36,6 +38,7 @@ def context_ledger(trace: Trace | Iterable[Event]) -> pd.DataFrame:
     A text counts for a turn only if it really is in the request body the SDK sent; "new" means it
     was loaded since the previous request.
     """
+    import pandas as pd
     loads, rows, previous = _loads(trace), [], 0
     for turn, request in enumerate(_requests(trace), start=1):
         for load in loads:
@@ -51,6 +54,7 @@ def context_ledger(trace: Trace | Iterable[Event]) -> pd.DataFrame:
 
 def context_table(trace: Trace | Iterable[Event]) -> pd.DataFrame:
     """Per model turn: estimated tokens at each tier, their total, and what entered the context (notebook 06)."""
+    import pandas as pd
     ledger = context_ledger(trace)
     turns = range(1, len(_requests(trace)) + 1)
     rows = []
@@ -69,6 +73,7 @@ def context_table(trace: Trace | Iterable[Event]) -> pd.DataFrame:
 
 def upfront_table(trace: Trace | Iterable[Event], library: SkillLibrary) -> pd.DataFrame:
     """Progressive loading against every SKILL.md in the prompt up front, per turn of the same run (notebook 06)."""
+    import pandas as pd
     progressive = context_table(trace)
     everything = estimate_tokens(library.everything())
     table = pd.DataFrame({

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..trace import Event, Trace
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["FailureRow", "classify", "failure_table", "tool_results_sent"]
 
@@ -77,6 +78,7 @@ def classify(failure: str, trace: Trace) -> FailureRow:
 
 def failure_table(runs: Mapping[str, Trace]) -> pd.DataFrame:
     """The taxonomy as a table: one classified row per named run (notebook 05)."""
+    import pandas as pd
     rows = [asdict(classify(name, trace)) for name, trace in runs.items()]
     frame = pd.DataFrame(rows).rename(columns={
         "wire": "wire shape", "seen_by": "who sees it", "model_sees": "what the model sees",

@@ -9,14 +9,15 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..host import argument_hash, scripted_user_active
 from ._scanner import POWER_NAME
 from ..trace import Trace
 from ._hidden import reveal
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["ApprovalDesk", "ApprovalRequest", "Decider", "approve_all", "careful_user", "render_arguments"]
 
@@ -105,6 +106,7 @@ class ApprovalDesk:
 
     def table(self) -> pd.DataFrame:
         """One row per question: server, tool, argument hash, characters shown, answer, reason, by whom."""
+        import pandas as pd
         rows = [{"server": r.server, "tool": r.tool, "args_hash": r.args_hash, "shown_chars": len(r.shown),
                  "answer": "approved" if r.approved else "refused", "reason": r.reason, "by": r.by}
                 for r in self.requests]

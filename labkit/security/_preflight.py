@@ -6,9 +6,8 @@ import copy
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from mcp_types import CallToolResult, TextContent
 
 from ..host import AuditLog, Host, ToolCall, check_call, needs_approval, result_as_data
@@ -16,6 +15,9 @@ from ..trace import Trace
 from ._approval import ApprovalDesk, render_arguments
 from ._hidden import count_hidden, reveal
 from ._shield import TRUSTED_SERVERS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["QUESTIONS", "Answer", "answers_table", "preflight"]
 
@@ -167,5 +169,6 @@ async def preflight(host: Host, *, trusted: Iterable[str] = TRUSTED_SERVERS) -> 
 
 def answers_table(answers: list[Answer]) -> pd.DataFrame:
     """The answers as a table: question, yes/no, evidence (notebook 07)."""
+    import pandas as pd
     return pd.DataFrame([{"question": a.question, "answer": "yes" if a.yes else "no", "evidence": a.evidence}
                          for a in answers])

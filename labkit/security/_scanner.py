@@ -8,14 +8,16 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from mcp_types import Tool
 
 from ..host import Guard, wire_tool
 from ..trace import Trace
 from ._hidden import HIDDEN, count_hidden, readable, reveal
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["RULES", "Finding", "Rule", "ScanGuard", "findings_table", "scan_text", "scan_tool", "texts_of"]
 
@@ -180,6 +182,7 @@ def scan_tool(
 
 def findings_table(findings: Iterable[Finding], **columns: Any) -> pd.DataFrame:
     """Findings as a table, with extra constant columns such as server= and tool= (notebook 07)."""
+    import pandas as pd
     return pd.DataFrame([{**columns, **asdict(f)} for f in findings],
                         columns=[*columns, "rule", "where", "excerpt", "severity"])
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, fields, replace
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..host import GatePolicy, Guard, Host, ServerSpec
 from ..trace import Trace
@@ -17,6 +15,9 @@ from ._confine import LabFolder, least_privilege, over_broad
 from ._pins import PinApprover, PinGuard, PinStore, trust_on_first_use
 from ._results import TaintGuard, UntrustedResults
 from ._scanner import ScanGuard
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["DEFENCES", "TRUSTED_SERVERS", "Defences", "Shield"]
 
@@ -77,6 +78,7 @@ class Defences:
         return "all defences" if len(on) == len(DEFENCES) else "no defences" if not on else "only " + ", ".join(on)
 
     def table(self) -> pd.DataFrame:
+        import pandas as pd
         return pd.DataFrame([{"defence": n, "on": getattr(self, n), "what it does": w} for n, w in DEFENCES.items()])
 
 

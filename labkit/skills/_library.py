@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
-import pandas as pd
-
 from ._skill import Skill, load_skill
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["CATALOG_INTRO", "SkillLibrary", "skill_files"]
 
@@ -98,6 +100,7 @@ class SkillLibrary:
 
 def skill_files(library: SkillLibrary) -> pd.DataFrame:
     """Each skill's files with their size in bytes: SKILL.md first, then the resources (notebook 06)."""
+    import pandas as pd
     rows = []
     for skill in library:
         rows.append({"skill": skill.name, "file": "SKILL.md", "bytes": len(skill.text.encode())})

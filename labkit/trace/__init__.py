@@ -15,7 +15,7 @@ from ._png import save_png
 from ._steps import STEP_ACTORS, Step, count_steps, group_steps, steps_table
 from ._summaries import fold, frame_kind, summarise_frame
 from ._tokens import ESTIMATOR, estimate_tokens
-from ._views import ACTOR_LABELS, Diagram, EventTable, pretty, select, sequence_diagram, table
+from ._views import ACTOR_LABELS, Diagram, pretty, select, sequence_diagram, table
 
 __all__ = [
     "ACTOR_LABELS",
@@ -29,7 +29,6 @@ __all__ = [
     "Actor",
     "Diagram",
     "Event",
-    "EventTable",
     "Kind",
     "Meta",
     "ModelTap",

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ._events import Event, Trace
 from ._views import select
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["STEP_ACTORS", "Step", "count_steps", "group_steps", "steps_table"]
 
@@ -60,6 +62,7 @@ def count_steps(steps: Iterable[Step]) -> dict[str, int]:
 
 def steps_table(steps: Iterable[Step]) -> pd.DataFrame:
     """The steps as a table: number, actor, summary, and the event numbers behind each (notebook 03)."""
+    import pandas as pd
     rows = [{"step": s.n, "actor": s.actor, "summary": s.summary, "events": _span(s.seqs)} for s in steps]
     return pd.DataFrame(rows, columns=["step", "actor", "summary", "events"]).set_index("step")
 
