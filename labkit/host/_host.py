@@ -10,6 +10,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import anyio
 from mcp import Client
 from mcp_types import ElicitRequestFormParams, ElicitResult, Implementation, Tool
 
@@ -133,7 +134,7 @@ class Host:
                     conversation.add_user(answer)
                     continue
                 return self._deliver(turn.text, round_no)
-            results = [await self.router.execute(call) for call in turn.tool_calls]
+            results = await self._execute_together(turn.tool_calls)
             self.trace.record(
                 "host", "host", "host.writeback",
                 f"wrote {len(results)} result(s) back to the model as data",
@@ -143,6 +144,18 @@ class Host:
         reason = f"stopped after {self.round_cap} rounds: the model kept calling tools"
         self.trace.record("host", "user", "host.stop", reason)
         return RunResult("", False, reason, self.round_cap)
+
+    async def _execute_together(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
+        """The calls of one turn are independent, so they run at the same time; results keep the model's order."""
+        results: list[ToolResult] = [ToolResult(call.id, "", True) for call in calls]
+
+        async def execute(index: int, call: ToolCall) -> None:
+            results[index] = await self.router.execute(call)
+
+        async with anyio.create_task_group() as group:
+            for index, call in enumerate(calls):
+                group.start_soon(execute, index, call)
+        return results
 
     def _asks_back(self, text: str) -> bool:
         # An answer before the task's work is done that contains a question is the model asking back.
