@@ -8,6 +8,7 @@ from servers._wiring import data_dir
 
 from ._attack_report import outcomes, story
 from ._attacks import ATTACKS, Attack, AttackRun, Evidence, run_attack
+from ._context_cost import CACHE_READ, CACHE_WRITE, cost_summary, padding_tools, request_costs
 from ._benign import benign_tools, false_flags, lab_server_tools
 from ._exercises import TODO, Exercise, Verdict, check, register, run_sync
 from ._model import make_client
@@ -28,9 +29,9 @@ from ._taxonomy import FailureRow, classify, failure_table, tool_results_sent
 from .checks.nb07 import HELD_OUT
 
 __all__ = [
-    "ATTACKS", "BASE_PROMPT", "CANARIES", "HELD_OUT", "KEY_CANARY", "SCENARIO_NAMES", "SKILLS_DIR", "TASKS", "TODO",
+    "ATTACKS", "BASE_PROMPT", "CACHE_READ", "CACHE_WRITE", "CANARIES", "HELD_OUT", "KEY_CANARY", "SCENARIO_NAMES", "SKILLS_DIR", "TASKS", "TODO",
     "TOKEN_CANARY", "TOKEN_ENV", "Attack", "AttackRun", "Evidence", "Exercise", "FailureRow", "GroundTruth",
-    "ScenarioRun", "SkillRun", "Verdict", "benign_tools", "canaries_in", "check", "classify", "context_ledger",
+    "ScenarioRun", "SkillRun", "Verdict", "benign_tools", "canaries_in", "check", "classify", "context_ledger", "cost_summary", "padding_tools", "request_costs",
     "context_table", "data_dir", "failure_table", "false_flags", "lab_server_tools", "local_paths", "make_client", "outcomes",
     "prepare_lab", "register", "run_attack", "run_scenario", "run_sync", "run_with_skills", "scripted_approver",
     "story", "tool_results_sent", "upfront_table",
