@@ -62,7 +62,7 @@ class Conversation:
         self.defer_tools = frozenset(defer_tools)
         if (cache_tools or self.defer_tools) and self.api != "anthropic":
             raise ValueError(f"cache_tools and defer_tools are Anthropic Messages options; this conversation uses {self.api!r}")
-        unknown = self.defer_tools - {tool.name for tool in tools}
+        unknown = self.defer_tools - {tool.mcp_name for tool in self.converted}
         if unknown:
             raise ValueError(f"defer_tools names tools that are not offered: {sorted(unknown)}")
         self.history: list[Any] = [{"role": "system", "content": system}] if system and self.api == "chat" else []
@@ -97,7 +97,7 @@ class Conversation:
 
     def _tool_definitions(self) -> list[dict[str, Any]]:
         tools = [
-            t.definition | ({"defer_loading": True} if self.names.mcp(t.definition["name"]) in self.defer_tools else {})
+            t.definition | ({"defer_loading": True} if t.mcp_name in self.defer_tools else {})
             for t in self.converted
         ]
         if self.defer_tools:
