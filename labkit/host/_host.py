@@ -147,6 +147,10 @@ class Host:
 
     async def _execute_together(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
         """The calls of one turn are independent, so they run at the same time; results keep the model's order."""
+        if len(calls) == 1:
+            # A restart after a crash (notebook 05) opens the new connection in the calling task, so a
+            # lone call stays in the host's own task; a connection supervised in a task of its own lifts this.
+            return [await self.router.execute(calls[0])]
         results: list[ToolResult] = [ToolResult(call.id, "", True) for call in calls]
 
         async def execute(index: int, call: ToolCall) -> None:
