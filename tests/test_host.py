@@ -144,3 +144,25 @@ async def test_the_round_cap_stops_a_model_that_never_stops():
                                 Conversation(client, "teaching-model-SIMULATED", host.tools))
     assert not result.delivered and "3 rounds" in result.reason
     assert len(trace.of_kind("model.request")) == 3
+
+
+async def test_a_turns_independent_calls_are_on_the_wire_at_the_same_time():
+    from labkit.host import scripted_form
+    from labkit.trace import call_spans
+
+    trace = Trace()
+    servers = [ServerSpec("logs"), ServerSpec("charts")]
+    policy = GatePolicy(auto_approve=frozenset({"render_error_trend"}))
+    async with Host(trace, servers, policy=policy, elicit=scripted_form({"space": "personal"}),
+                    required_tools=("query_errors", "render_error_trend")) as host:
+        client = make_client("anthropic", trace=trace, scenario="parallel")
+        conversation = Conversation(client, "teaching-model-SIMULATED", host.tools)
+        result = await host.run("Why did order-service errors rise last night? Make a trend chart.", conversation)
+    assert result.delivered, result.reason
+    [query] = [e for e in trace.of_kind("jsonrpc.response") if e.name == "query_errors"]
+    chart_sent = [e for e in trace.of_kind("jsonrpc.request") if e.name == "render_error_trend"][0]
+    assert chart_sent.seq < query.seq, "the chart call waited for query_errors to be answered"
+    proposed = [b["id"] for b in trace.of_kind("model.response")[0].payload["body"]["content"] if b["type"] == "tool_use"]
+    written_back = [r["call_id"] for r in trace.of_kind("host.writeback")[0].payload]
+    assert written_back == proposed, "results go back in the order the model proposed the calls"
+    assert {span.tool for span in call_spans(trace) if span.round == 1} == {"query_errors", "render_error_trend"}

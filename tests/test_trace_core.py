@@ -166,3 +166,23 @@ async def test_pretty_folds_long_strings_but_the_payload_keeps_them():
     assert state not in shown and "chars)…" in shown
     assert len(state) > 40
 
+
+def test_call_spans_pair_requests_and_responses_and_overlap_saving_reads_them():
+    from labkit.trace import CallSpan, call_spans, overlap_saving
+
+    trace = Trace()
+    trace.round = 1
+    for server in ("a", "b"):
+        trace.record("client", "server", "jsonrpc.request", "call", ref=1, name=f"tool_{server}",
+                     payload={"method": "tools/call"}, server=server)
+    trace.record("client", "server", "jsonrpc.request", "list", ref=2, name="tools/list",
+                 payload={"method": "tools/list"}, server="a")
+    for server in ("b", "a"):
+        trace.record("server", "client", "jsonrpc.response", "done", ref=1, name=f"tool_{server}", server=server)
+    spans = call_spans(trace)
+    assert [(s.server, s.tool) for s in spans] == [("a", "tool_a"), ("b", "tool_b")]
+    assert all(s.answered >= s.sent for s in spans)
+    one_after_another = [CallSpan(1, "a", "x", 0.0, 1.0), CallSpan(1, "a", "y", 1.0, 3.0)]
+    together = [CallSpan(1, "a", "x", 0.0, 1.0), CallSpan(1, "b", "y", 0.0, 2.0)]
+    assert overlap_saving(one_after_another) == {1: 0.0}
+    assert overlap_saving(together) == {1: 1.0}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +29,9 @@ class Conversation:
     `tool_choice` is "auto", "required" (or "any"), "none", or an MCP tool name to force. With
     `strict=True` OpenAI tools use strict schemas and nulls in the arguments are dropped. With
     `stateful=True` (Responses only) each turn sends just the new items and `previous_response_id`.
+    Anthropic only (notebook 08): `cache_tools=True` marks the tool list as a prompt-cache prefix;
+    `defer_tools` names MCP tools sent with `defer_loading`, kept out of the model's context until
+    the provider's tool search finds them (its regex search tool is added to the list).
     """
 
     def __init__(
@@ -43,6 +47,8 @@ class Conversation:
         parallel: bool = True,
         stateful: bool = False,
         max_tokens: int = 1024,
+        cache_tools: bool = False,
+        defer_tools: Iterable[str] = (),
     ) -> None:
         self.client = client
         self.model = model
@@ -52,6 +58,13 @@ class Conversation:
         self.stateful = stateful and self.api == "responses"
         self.max_tokens = max_tokens
         self.converted, self.names = convert_tools(tools, self.api, strict=strict)
+        self.cache_tools = cache_tools
+        self.defer_tools = frozenset(defer_tools)
+        if (cache_tools or self.defer_tools) and self.api != "anthropic":
+            raise ValueError(f"cache_tools and defer_tools are Anthropic Messages options; this conversation uses {self.api!r}")
+        unknown = self.defer_tools - {tool.mcp_name for tool in self.converted}
+        if unknown:
+            raise ValueError(f"defer_tools names tools that are not offered: {sorted(unknown)}")
         self.history: list[Any] = [{"role": "system", "content": system}] if system and self.api == "chat" else []
         self._dialect = DIALECTS[self.api]
         self._choice = self._dialect.choice(tool_choice, self.names, parallel) if tools else {}
@@ -82,8 +95,20 @@ class Conversation:
         self.history.extend(items)
         self._unsent.extend(items)
 
+    def _tool_definitions(self) -> list[dict[str, Any]]:
+        tools = [
+            t.definition | ({"defer_loading": True} if t.mcp_name in self.defer_tools else {})
+            for t in self.converted
+        ]
+        if self.defer_tools:
+            tools.append({"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"})
+        if self.cache_tools and tools:
+            # One breakpoint after the last tool: the whole list is the cached prefix of every request.
+            tools[-1] = tools[-1] | {"cache_control": {"type": "ephemeral"}}
+        return tools
+
     async def _send(self) -> Any:
-        tools = [t.definition for t in self.converted]
+        tools = self._tool_definitions()
         options: dict[str, Any] = {"model": self.model, **self._choice} | ({"tools": tools} if tools else {})
         if self.api == "anthropic":
             system = {"system": self.system} if self.system else {}

@@ -149,7 +149,7 @@ class Host:
                     conversation.add_user(answer)
                     continue
                 return self._deliver(turn.text, round_no)
-            results = [await self.router.execute(call) for call in turn.tool_calls]
+            results = await self._execute_together(turn.tool_calls)
             self.trace.record(
                 "host", "host", "host.writeback",
                 f"wrote {len(results)} result(s) back to the model as data",
@@ -159,6 +159,22 @@ class Host:
         reason = f"stopped after {self.round_cap} rounds: the model kept calling tools"
         self.trace.record("host", "user", "host.stop", reason)
         return RunResult("", False, reason, self.round_cap)
+
+    async def _execute_together(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
+        """The calls of one turn are independent, so they run at the same time; results keep the model's order."""
+        if len(calls) == 1:
+            # A restart after a crash (notebook 05) opens the new connection in the calling task, so a
+            # lone call stays in the host's own task; a connection supervised in a task of its own lifts this.
+            return [await self.router.execute(calls[0])]
+        results: list[ToolResult] = [ToolResult(call.id, "", True) for call in calls]
+
+        async def execute(index: int, call: ToolCall) -> None:
+            results[index] = await self.router.execute(call)
+
+        async with anyio.create_task_group() as group:
+            for index, call in enumerate(calls):
+                group.start_soon(execute, index, call)
+        return results
 
     def _asks_back(self, text: str) -> bool:
         # An answer before the task's work is done that contains a question is the model asking back.

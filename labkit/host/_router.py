@@ -67,7 +67,7 @@ class ToolRouter:
         self.call_timeout = call_timeout
         self.max_result_chars = max_result_chars
         self.succeeded: set[str] = set()
-        self._deadline: anyio.CancelScope | None = None
+        self._deadlines: set[anyio.CancelScope] = set()  # one per call in flight: a turn's calls run together
 
     async def execute(self, call: ToolCall) -> ToolResult:
         route = self.pool.route(call.name)
@@ -150,26 +150,29 @@ class ToolRouter:
         client = self.pool.client(route.server)
         # Cancelling the call makes the SDK tell the server (notifications/cancelled) before it gives up.
         with anyio.CancelScope(deadline=anyio.current_time() + self.call_timeout) as scope:
-            self._deadline = scope
-            result = await client.call_tool(route.tool_name, arguments)
-        self._deadline = None
+            self._deadlines.add(scope)
+            try:
+                result = await client.call_tool(route.tool_name, arguments)
+            finally:
+                self._deadlines.discard(scope)
         if scope.cancelled_caught:
             raise TimeoutError
         return result_as_data(result), result.is_error
 
     @contextmanager
     def user_time(self) -> Iterator[None]:
-        """While a person answers a form, the call's clock stops: their time is not the server's (notebook 04)."""
-        scope = self._deadline
-        if scope is None:
-            yield
-            return
-        remaining = scope.deadline - anyio.current_time()
-        scope.deadline = math.inf
+        """While a person answers a form, the calls' clocks stop: their time is not the servers' (notebook 04).
+
+        Every call in flight is paused, because the form's callback cannot tell which of a turn's
+        concurrent calls asked for it."""
+        paused = {scope: scope.deadline - anyio.current_time() for scope in self._deadlines}
+        for scope in paused:
+            scope.deadline = math.inf
         try:
             yield
         finally:
-            scope.deadline = anyio.current_time() + remaining
+            for scope, remaining in paused.items():
+                scope.deadline = anyio.current_time() + remaining
 
     async def _explain(self, name: str, route: Route, error: MCPError) -> str:
         # The model cannot repair a protocol error, so it gets the host's account, not the JSON-RPC error.

@@ -9,6 +9,7 @@ from servers._wiring import data_dir
 from ._attack_report import outcomes, story
 from ._attacks import ATTACKS, Attack, AttackRun, Evidence, run_attack
 from ._benign import HELD_OUT, benign_tools, false_flags, lab_server_tools
+from ._context_cost import CACHE_READ, CACHE_WRITE, cost_summary, padding_tools, request_costs
 from ._exercises import TODO, Exercise, Verdict, check, register, run_sync
 from ._model import make_client
 from ._runs import SCENARIO_NAMES, TASKS, ScenarioRun, run_scenario
@@ -29,6 +30,8 @@ from ._taxonomy import FailureRow, classify, failure_table, tool_results_sent
 __all__ = [
     "ATTACKS",
     "BASE_PROMPT",
+    "CACHE_READ",
+    "CACHE_WRITE",
     "CANARIES",
     "HELD_OUT",
     "KEY_CANARY",
@@ -53,6 +56,7 @@ __all__ = [
     "classify",
     "context_ledger",
     "context_table",
+    "cost_summary",
     "data_dir",
     "failure_table",
     "false_flags",
@@ -60,8 +64,10 @@ __all__ = [
     "local_paths",
     "make_client",
     "outcomes",
+    "padding_tools",
     "prepare_lab",
     "register",
+    "request_costs",
     "run_attack",
     "run_scenario",
     "run_sync",

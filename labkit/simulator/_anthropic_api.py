@@ -20,6 +20,9 @@ def _text_of(content: Any) -> str:
 def _tools(body: dict[str, Any]) -> list[ToolSpec]:
     tools = []
     for index, tool in enumerate(body.get("tools") or []):
+        # The provider keeps deferred tools out of the model's context, and runs its own typed tools itself.
+        if tool.get("defer_loading") or "type" in tool:
+            continue
         if not TOOL_NAME.match(str(tool.get("name", ""))):
             raise Rejected(f"tools.{index}.custom.name: String should match pattern '{TOOL_NAME.pattern}'")
         tools.append(ToolSpec(tool["name"], tool.get("description") or "", tool.get("input_schema") or {}))

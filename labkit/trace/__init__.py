@@ -11,6 +11,7 @@ from ._kinds import KIND_MEANINGS, Kind, Meta, Outcome
 from ._mcp_tap import TappedTransport, frame_payload
 from ._model_tap import OFFLINE_KEY, SIMULATED_MODEL, ModelTap, redact
 from ._otel import AGENT_NAME, export_otlp, save_otlp, to_otlp
+from ._overlap import CallSpan, call_spans, overlap_saving
 from ._png import save_png
 from ._steps import STEP_ACTORS, Step, count_steps, group_steps, steps_table
 from ._summaries import fold, frame_kind, summarise_frame
@@ -27,6 +28,7 @@ __all__ = [
     "SIMULATED_MODEL",
     "STEP_ACTORS",
     "Actor",
+    "CallSpan",
     "Diagram",
     "Event",
     "Kind",
@@ -36,6 +38,7 @@ __all__ = [
     "Step",
     "TappedTransport",
     "Trace",
+    "call_spans",
     "count_steps",
     "estimate_tokens",
     "export_otlp",
@@ -43,6 +46,7 @@ __all__ = [
     "frame_kind",
     "frame_payload",
     "group_steps",
+    "overlap_saving",
     "pretty",
     "redact",
     "save_otlp",

@@ -1,0 +1,82 @@
+"""What tool definitions cost: counted from the recorded model request bodies, per request and per run."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pandas as pd
+from mcp_types import Tool
+
+from ..trace import Trace, estimate_tokens
+from ._benign import benign_tools
+
+__all__ = ["CACHE_READ", "CACHE_WRITE", "cost_summary", "padding_tools", "request_costs"]
+
+# Anthropic's prompt-caching prices relative to normal input tokens (5-minute cache): writing a
+# prefix costs 1.25×, reading it back 0.1×.
+CACHE_WRITE, CACHE_READ = 1.25, 0.1
+
+
+def padding_tools(count: int, *, besides: Iterable[str] = ()) -> list[Tool]:
+    """`count` more tools, from the lab's benign set (its servers' tools and written ones), none named like `besides` (notebook 08)."""
+    taken = set(besides)
+    tools = []
+    for _, definition in benign_tools():
+        if definition["name"] not in taken:
+            taken.add(definition["name"])
+            tools.append(Tool.model_validate(definition))
+    if count > len(tools):
+        raise ValueError(f"the benign set has {len(tools)} tools with distinct names; {count} were asked for")
+    return tools[:count]
+
+
+def _tokens(value: Any) -> int:
+    return estimate_tokens(json.dumps(value, ensure_ascii=False)) if value else 0
+
+
+def request_costs(trace: Trace) -> pd.DataFrame:
+    """One row per model request: the tools it sent, the tokens their definitions take, and what of that the model loads (notebook 08).
+
+    `tool tokens sent` counts every definition in the body; `tool tokens loaded` leaves out the
+    deferred ones (`defer_loading`), which the provider keeps out of the context; `billed as` prices
+    the loaded tokens with the cache: the marked prefix at `CACHE_WRITE` on the first request and at
+    `CACHE_READ` after it.
+    """
+    rows = []
+    for index, event in enumerate(trace.of_kind("model.request")):
+        body = event.payload["body"]
+        tools = body.get("tools") or []
+        loaded = [tool for tool in tools if not tool.get("defer_loading")]
+        marks = [i for i, tool in enumerate(loaded) if tool.get("cache_control")]
+        cached = _tokens(loaded[: marks[-1] + 1]) if marks else 0
+        price = CACHE_WRITE if index == 0 else CACHE_READ
+        rows.append({
+            "request": index + 1,
+            "round": event.round,
+            "tools sent": len(tools),
+            "tools loaded": len(loaded),
+            "tool tokens sent": _tokens(tools),
+            "tool tokens loaded": _tokens(loaded),
+            "billed as": round(_tokens(loaded) - cached + cached * price),
+            "whole request tokens": _tokens(body),
+        })
+    return pd.DataFrame(rows).set_index("request")
+
+
+def cost_summary(runs: Mapping[str, Trace]) -> pd.DataFrame:
+    """One row per run: its model requests, the tool tokens of one request, and the run's totals (notebook 08)."""
+    rows = []
+    for label, trace in runs.items():
+        costs = request_costs(trace)
+        rows.append({
+            "run": label,
+            "model requests": len(costs),
+            "tools sent": int(costs["tools sent"].iloc[0]),
+            "tool tokens per request (loaded)": int(costs["tool tokens loaded"].iloc[0]),
+            "tool tokens per run (loaded)": int(costs["tool tokens loaded"].sum()),
+            "tool tokens per run (billed as)": int(costs["billed as"].sum()),
+            "whole requests per run": int(costs["whole request tokens"].sum()),
+        })
+    return pd.DataFrame(rows).set_index("run")
