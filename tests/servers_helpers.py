@@ -30,6 +30,7 @@ __all__ = [
     "assert_tool_error",
     "assert_unknown_tool",
     "client_fixture",
+    "driven_by_hand",
     "query",
     "raw_modern_request",
     "server_fixture",
@@ -89,6 +90,13 @@ def client_fixture() -> Any:
             yield client
 
     return connect
+
+
+async def driven_by_hand(context: object, params: object) -> Any:
+    """An elicitation callback for tests that drive the rounds themselves: it declares form elicitation,
+    which a 2026-07-28 server needs before it may ask (else -32021), and is never called.
+    """
+    raise AssertionError("this test drives the rounds itself")
 
 
 def text_of(result: CallToolResult) -> str:
