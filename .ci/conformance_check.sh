@@ -106,7 +106,8 @@ for version in "${VERSIONS[@]}"; do
 import json, sys
 from pathlib import Path
 def verdicts(folder):
-    return sorted((c["id"], c["name"], c["status"]) for f in Path(folder).rglob("checks.json") for c in json.loads(f.read_text()))
+    checks = [check for found in Path(folder).rglob("checks.json") for check in json.loads(found.read_text())]
+    return sorted((check["id"], check["name"], check["status"]) for check in checks)
 bare, labkit = (verdicts(folder) for folder in sys.argv[1:3])
 sys.exit(0 if bare == labkit and bare else f"bare {bare} != labkit {labkit}")
 EOF

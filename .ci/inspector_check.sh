@@ -75,24 +75,26 @@ LABKIT_DATA_DIR="$DATA_DIR" PYTHONPATH="$PWD" "$PYTHON" -m servers.charts --http
 HTTP_PID=$!
 for _ in $(seq 100); do (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
 
+# What a client that cannot show a form gets from charts: each era's way of saying so.
+declare -A CANNOT_ASK=([legacy]='isError:cannot answer the question' [modern]="error:$MISSING_CAPABILITY")
 for era in legacy modern; do
-if [[ $era == legacy ]]; then cannot_ask='isError:cannot answer the question'; else cannot_ask="error:$MISSING_CAPABILITY"; fi
-check logs   '"name": "query_errors"'            --method tools/list
-check logs   '"peak_hour": "2026-10-30T00:00"'   --method tools/call --tool-name query_errors \
-                                                 --tool-arg service=order-service since=2026-10-29T20:00
-check charts '"name": "render_error_trend"'      --method tools/list
-check charts "$cannot_ask"                       --method tools/call --tool-name render_error_trend \
-                                                 --tool-arg service=order-service since=2026-10-29T20:00
-check_http "http://127.0.0.1:$port/mcp" charts "$cannot_ask" --method tools/call --tool-name render_error_trend \
-                                                 --tool-arg service=order-service since=2026-10-29T20:00
-check orders '"name": "query_orders"'            --method tools/list
-check orders '"status": "pending"'               --method tools/call --tool-name query_orders \
-                                                 --tool-arg status=pending limit=3
-check orders '# Order policy'                    --method resources/read --uri file://policy/order-policy.md
-check plans  '"name": "get_plan"'                --method tools/list
-check plans  '"max_accounts": 6'                 --method tools/call --tool-name get_plan --tool-arg plan=family
-check faulty '"name": "crash_now"'               --method tools/list
-check faulty '"text": "slept 0 s"'               --method tools/call --tool-name sleep_for --tool-arg seconds=0
+  check logs   '"name": "query_errors"'            --method tools/list
+  check logs   '"peak_hour": "2026-10-30T00:00"'   --method tools/call --tool-name query_errors \
+                                                   --tool-arg service=order-service since=2026-10-29T20:00
+  check charts '"name": "render_error_trend"'      --method tools/list
+  check charts "${CANNOT_ASK[$era]}"               --method tools/call --tool-name render_error_trend \
+                                                   --tool-arg service=order-service since=2026-10-29T20:00
+  check_http "http://127.0.0.1:$port/mcp" charts "${CANNOT_ASK[$era]}" \
+                                                   --method tools/call --tool-name render_error_trend \
+                                                   --tool-arg service=order-service since=2026-10-29T20:00
+  check orders '"name": "query_orders"'            --method tools/list
+  check orders '"status": "pending"'               --method tools/call --tool-name query_orders \
+                                                   --tool-arg status=pending limit=3
+  check orders '# Order policy'                    --method resources/read --uri file://policy/order-policy.md
+  check plans  '"name": "get_plan"'                --method tools/list
+  check plans  '"max_accounts": 6'                 --method tools/call --tool-name get_plan --tool-arg plan=family
+  check faulty '"name": "crash_now"'               --method tools/list
+  check faulty '"text": "slept 0 s"'               --method tools/call --tool-name sleep_for --tool-arg seconds=0
 done
 
 if ((failures)); then

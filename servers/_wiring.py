@@ -1,4 +1,4 @@
-"""Wiring every lab server shares: spec errors, cache hints, quiet logs, sealing keys, the data folder and the runner."""
+"""Wiring every lab server shares: spec errors, cache hints, quiet logs, sealing keys, the data folder, the runner."""
 
 from __future__ import annotations
 

@@ -156,7 +156,8 @@ async def test_a_client_that_cannot_answer_is_never_asked(server: LabServer, con
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_the_missing_capability_error_on_the_wire(server: LabServer, transport: str) -> None:
     """What the conformance harness sends: a bare 2026-07-28 request whose _meta declares no capabilities."""
-    reply, status = await raw_modern_request(server, transport, "tools/call", {"name": "render_error_trend", "arguments": ARGS})
+    params = {"name": "render_error_trend", "arguments": ARGS}
+    reply, status = await raw_modern_request(server, transport, "tools/call", params)
     assert reply["error"]["code"] == -32021 and "result" not in reply
     assert status in (None, 400)  # stdio has no status; HTTP answers this error with 400 Bad Request
 
