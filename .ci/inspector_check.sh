@@ -1,58 +1,101 @@
 #!/usr/bin/env bash
-# Smoke-test every lab server with the official MCP Inspector CLI over stdio: list the tools, then call one.
+# Smoke-test every lab server with the official MCP Inspector CLI in both protocol eras: list the tools, then
+# call one; every run is bounded by a timeout, so a server that leaves the Inspector waiting fails instead of hanging.
 #
-# The Inspector CLI (npm @modelcontextprotocol/inspector, 0.15 and 2.12 alike) speaks the 2025-11-25
-# handshake era: it sends `initialize`, never `server/discover`, and declares no elicitation capability,
-# so the charts server answers its call with a clear isError instead of asking a question.
-# Usage: .ci/inspector_check.sh            (PYTHON and INSPECTOR_VERSION may be overridden)
+# `--protocol-era legacy` (the CLI's default) speaks 2025-11-25: `initialize`, then requests on the session.
+# `--protocol-era modern` speaks 2026-07-28: no handshake, each request's _meta declares the client.
+# The CLI declares no elicitation capability in either era, so charts must not ask it a question: at
+# 2025-11-25 the tool answers isError, at 2026-07-28 the request fails with -32021 (missing required client
+# capability). Before that error existed in the server, the modern call hung (stdio and HTTP alike).
+# Usage: .ci/inspector_check.sh            (PYTHON, INSPECTOR_VERSION, INSPECTOR_TIMEOUT may be overridden)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON="${PYTHON:-.venv/bin/python}"
 INSPECTOR_VERSION="${INSPECTOR_VERSION:-2.12.0}"
+INSPECTOR_TIMEOUT="${INSPECTOR_TIMEOUT:-60}"
 DATA_DIR="$(mktemp -d)"
 ERRORS="$(mktemp)"
-trap 'rm -rf "$DATA_DIR" "$ERRORS"' EXIT
+HTTP_PID=""
+trap '[[ -n "$HTTP_PID" ]] && kill "$HTTP_PID" 2>/dev/null; rm -rf "$DATA_DIR" "$ERRORS"' EXIT
 failures=0
+MISSING_CAPABILITY="did not declare the form elicitation capability"
 
-# check SERVER EXPECTED_TEXT INSPECTOR_ARGS...: run the Inspector once; pass if it succeeded and printed the
-# text. An EXPECTED_TEXT starting with "isError:" wants a tool execution error (the Inspector then exits 1).
-check() {
-  local server=$1 expected=$2
-  shift 2
-  local output status wanted_error=""
-  output=$(npx -y "@modelcontextprotocol/inspector@${INSPECTOR_VERSION}" --cli \
-    -e "LABKIT_DATA_DIR=${DATA_DIR}" -e "PYTHONPATH=${PWD}" \
-    "$PYTHON" -m "servers.${server}" "$@" 2>"$ERRORS")
-  status=$?
-  if [[ "$expected" == isError:* ]]; then
-    expected="${expected#isError:}"
-    wanted_error='"isError": true'
-  fi
-  if [[ "$output" == *"$expected"* && ( ( -z "$wanted_error" && $status -eq 0 ) || "$output" == *"$wanted_error"* ) ]]; then
-    echo "ok    ${server}: $*"
+# inspect ERA TARGET...: one Inspector CLI run in a protocol era, killed after INSPECTOR_TIMEOUT seconds.
+inspect() {
+  local era=$1
+  shift
+  timeout "$INSPECTOR_TIMEOUT" npx -y "@modelcontextprotocol/inspector@${INSPECTOR_VERSION}" --cli \
+    --protocol-era "$era" "$@" 2>"$ERRORS"
+}
+
+# verdict LABEL EXPECTED STATUS OUTPUT: pass if the run ended in time, as wanted, and printed the text.
+# An EXPECTED starting with "isError:" wants a tool execution error, one starting with "error:" a protocol
+# error (the Inspector prints its envelope on stderr); the Inspector exits 1 for both.
+verdict() {
+  local label=$1 expected=$2 status=$3 wanted=""
+  local output="$4$(grep -v EBADENGINE "$ERRORS" | grep -v "^npm warn")"
+  case "$expected" in
+    isError:*) expected="${expected#isError:}" wanted='"isError": true' ;;
+    error:*) expected="${expected#error:}" wanted='"error":' ;;
+  esac
+  if ((status == 124)); then
+    echo "FAIL  ${label} (no answer within ${INSPECTOR_TIMEOUT} s: the Inspector was left waiting)"
+    failures=$((failures + 1))
+  elif [[ "$output" == *"$expected"* && ( ( -z "$wanted" && $status -eq 0 ) || "$output" == *"$wanted"* ) ]]; then
+    echo "ok    ${label}"
   else
-    echo "FAIL  ${server}: $* (expected to see: ${expected})"
-    echo "$output" | head -n 20
-    grep -v EBADENGINE "$ERRORS" | grep -v "^npm warn" | head -n 20
+    echo "FAIL  ${label} (exit ${status}; expected to see: ${expected})"
+    echo "$output" | head -n 30
     failures=$((failures + 1))
   fi
 }
 
-check logs   '"name": "query_errors"'            --method tools/list
-check logs   '"peak_hour": "2026-10-30T00:00"'   --method tools/call --tool-name query_errors \
-                                                 --tool-arg service=order-service since=2026-10-29T20:00
-check charts '"name": "render_error_trend"'      --method tools/list
-check charts 'isError:cannot answer the question' --method tools/call --tool-name render_error_trend \
+# check SERVER EXPECTED INSPECTOR_ARGS...: the server over stdio, in the era of the loop below.
+check() {
+  local server=$1 expected=$2 output status
+  shift 2
+  output=$(inspect "$era" -e "LABKIT_DATA_DIR=${DATA_DIR}" -e "PYTHONPATH=${PWD}" --cwd "$PWD" \
+    "$PYTHON" -m "servers.${server}" "$@")
+  status=$?
+  verdict "${era} ${server}: $*" "$expected" "$status" "$output"
+}
+
+# check_http URL SERVER EXPECTED INSPECTOR_ARGS...: the same against a server already serving Streamable HTTP.
+check_http() {
+  local url=$1 server=$2 expected=$3 output status
+  shift 3
+  output=$(inspect "$era" "$url" "$@")
+  status=$?
+  verdict "${era} ${server} (HTTP): $*" "$expected" "$status" "$output"
+}
+
+port=$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+LABKIT_DATA_DIR="$DATA_DIR" PYTHONPATH="$PWD" "$PYTHON" -m servers.charts --http --port "$port" >/dev/null 2>&1 &
+HTTP_PID=$!
+for _ in $(seq 100); do (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+
+# What a client that cannot show a form gets from charts: each era's way of saying so.
+declare -A CANNOT_ASK=([legacy]='isError:cannot answer the question' [modern]="error:$MISSING_CAPABILITY")
+for era in legacy modern; do
+  check logs   '"name": "query_errors"'            --method tools/list
+  check logs   '"peak_hour": "2026-10-30T00:00"'   --method tools/call --tool-name query_errors \
                                                    --tool-arg service=order-service since=2026-10-29T20:00
-check orders '"name": "query_orders"'            --method tools/list
-check orders '"status": "pending"'               --method tools/call --tool-name query_orders \
-                                                 --tool-arg status=pending limit=3
-check orders '# Order policy'                    --method resources/read --uri file://policy/order-policy.md
-check plans  '"name": "get_plan"'                --method tools/list
-check plans  '"max_accounts": 6'                 --method tools/call --tool-name get_plan --tool-arg plan=family
-check faulty '"name": "crash_now"'               --method tools/list
-check faulty '"text": "slept 0 s"'               --method tools/call --tool-name sleep_for --tool-arg seconds=0
+  check charts '"name": "render_error_trend"'      --method tools/list
+  check charts "${CANNOT_ASK[$era]}"               --method tools/call --tool-name render_error_trend \
+                                                   --tool-arg service=order-service since=2026-10-29T20:00
+  check_http "http://127.0.0.1:$port/mcp" charts "${CANNOT_ASK[$era]}" \
+                                                   --method tools/call --tool-name render_error_trend \
+                                                   --tool-arg service=order-service since=2026-10-29T20:00
+  check orders '"name": "query_orders"'            --method tools/list
+  check orders '"status": "pending"'               --method tools/call --tool-name query_orders \
+                                                   --tool-arg status=pending limit=3
+  check orders '# Order policy'                    --method resources/read --uri file://policy/order-policy.md
+  check plans  '"name": "get_plan"'                --method tools/list
+  check plans  '"max_accounts": 6'                 --method tools/call --tool-name get_plan --tool-arg plan=family
+  check faulty '"name": "crash_now"'               --method tools/list
+  check faulty '"text": "slept 0 s"'               --method tools/call --tool-name sleep_for --tool-arg seconds=0
+done
 
 if ((failures)); then
   echo "${failures} inspector check(s) failed"

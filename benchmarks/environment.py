@@ -24,7 +24,7 @@ def lab_environment() -> Iterator[Path]:
     """Point every server this process starts at a fresh data folder and one sealing key; undo it afterwards.
 
     The servers read `LABKIT_DATA_DIR` and `LABKIT_REQUEST_STATE_KEY` (`servers/_wiring.py`), and
-    `labkit.launch.server_env` hands every `LABKIT_*` variable on to the child processes. Any other
+    `labkit.host.server_env` hands every `LABKIT_*` variable on to the child processes. Any other
     `LABKIT_*` setting of the caller (a real model, an events file, a work folder) is set aside, so
     the model is the simulator and every run starts from the same state.
     """

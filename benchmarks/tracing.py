@@ -78,7 +78,7 @@ def _probe(client: Client):
 
 @asynccontextmanager
 async def _clients(transport: str) -> AsyncIterator[tuple[Client, Client, Client, Trace]]:
-    """Bare SDK client, traced lab client (`labkit.connect`), and a second bare client, to the logs server.
+    """Bare SDK client, traced lab client (`labkit.host` transports), and a second bare client, to the logs server.
 
     Every server writes its inside events to a file of its own, as under `Host`; only the traced
     client's tap reads them. In memory the three share one server (no events file); over stdio

@@ -1,4 +1,4 @@
-"""Wiring every lab server shares: spec errors, quiet logs, sealing keys, the data folder and the runner."""
+"""Wiring every lab server shares: spec errors, cache hints, quiet logs, sealing keys, the data folder, the runner."""
 
 from __future__ import annotations
 
@@ -11,18 +11,41 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from mcp.server.caching import CacheHint
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer, RequestStateSecurity
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
+from mcp_types import (
+    INVALID_PARAMS,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    ClientCapabilities,
+    ElicitationCapability,
+    FormElicitationCapability,
+    MissingRequiredClientCapabilityErrorData,
+)
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 __all__ = [
-    "DATA_DIR_ENV", "REQUEST_STATE_KEY_ENV", "REQUEST_STATE_TTL_ENV", "caller_name", "data_dir", "new_server", "run",
+    "DATA_DIR_ENV",
+    "REQUEST_STATE_KEY_ENV",
+    "REQUEST_STATE_TTL_ENV",
+    "RESOURCE_NOT_FOUND_2025",
+    "TOOLS_LIST_TTL_MS",
+    "caller_name",
+    "data_dir",
+    "declares_form_elicitation",
+    "missing_form_elicitation",
+    "new_server",
+    "run",
 ]
 
 DATA_DIR_ENV = "LABKIT_DATA_DIR"
 REQUEST_STATE_KEY_ENV = "LABKIT_REQUEST_STATE_KEY"
 REQUEST_STATE_TTL_ENV = "LABKIT_REQUEST_STATE_TTL"
+RESOURCE_NOT_FOUND_2025 = -32002
+"""2025-11-25's own code for a missing resource; 2026-07-28 retired it in favour of -32602 (SEP-2164)."""
+TOOLS_LIST_TTL_MS = 300_000
+"""How long a client may reuse a `tools/list` result: the tool lists never change while a server runs."""
 _MIN_KEY_BYTES = 32
 _REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -56,16 +79,38 @@ class _LabServer(MCPServer):
         return decorate
 
 
+def declares_form_elicitation(ctx: Context) -> bool:
+    """Whether this request's client can answer a form question (a bare `elicitation: {}` means form)."""
+    capabilities = ctx.client_capabilities
+    elicitation = capabilities.elicitation if capabilities is not None else None
+    return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
+
+
+def missing_form_elicitation(question: str) -> MCPError:
+    """The 2026-07-28 error for a request that needs an answer the client declared it cannot give (-32021)."""
+    required = ClientCapabilities(elicitation=ElicitationCapability(form=FormElicitationCapability()))
+    data = MissingRequiredClientCapabilityErrorData(required_capabilities=required)
+    return MCPError(
+        code=MISSING_REQUIRED_CLIENT_CAPABILITY,
+        message=f"the client did not declare the form elicitation capability this call needs to ask: {question}",
+        data=data.model_dump(by_alias=True, mode="json", exclude_none=True),
+    )
+
+
 def new_server(name: str, instructions: str) -> MCPServer:
-    """An `MCPServer` with the lab's policies: -32602 for unknown tools, WARNING logs, shared sealing keys."""
+    """An `MCPServer` with the lab's policies: the spec's error codes, cacheable tool lists, WARNING logs,
+    shared sealing keys, and no list-change subscriptions (the lists never change, so none are promised).
+    """
     server = _LabServer(
         name,
         version=version("mcp-teaching-lab"),
         instructions=instructions,
         log_level="WARNING",
         request_state_security=_request_state_security(),
+        cache_hints={"tools/list": CacheHint(ttl_ms=TOOLS_LIST_TTL_MS)},
+        subscriptions=False,
     )
-    server.middleware.append(_unknown_tool_is_protocol_error(server))
+    server.middleware.append(_spec_error_codes(server))
     return server
 
 
@@ -112,13 +157,31 @@ def _request_state_security() -> RequestStateSecurity | None:
     return RequestStateSecurity(keys=[key.encode()], ttl=ttl)
 
 
-def _unknown_tool_is_protocol_error(server: MCPServer) -> ServerMiddleware[Any]:
-    # The spec lists an unknown tool as a protocol error (-32602); MCPServer alone answers isError: true.
-    async def check_tool_name(ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
-        if ctx.method == "tools/call":
-            name = (ctx.params or {}).get("name")
-            if name not in {tool.name for tool in await server.list_tools()}:
-                raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name}")
+def _spec_error_codes(server: MCPServer) -> ServerMiddleware[Any]:
+    """Every error code the spec names and `MCPServer` alone answers differently, in one place.
+
+    - unknown tool or prompt: -32602 in both eras (MCPServer: isError: true; -32603 or code 0 for prompts);
+    - unknown resource: -32002 at 2025-11-25, -32602 at 2026-07-28 (MCPServer: -32602 in both);
+    - `inputResponses: null`: -32602 (MCPServer treats it as a first round and asks again).
+    """
+
+    async def check(ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
+        params = ctx.params or {}
+        if "inputResponses" in params and params["inputResponses"] is None:
+            raise MCPError(code=INVALID_PARAMS, message="inputResponses must be an object of answers, not null")
+        if ctx.method == "tools/call" and params.get("name") not in {tool.name for tool in await server.list_tools()}:
+            raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {params.get('name')}")
+        if ctx.method == "prompts/get" and params.get("name") not in {p.name for p in await server.list_prompts()}:
+            raise MCPError(code=INVALID_PARAMS, message=f"Unknown prompt: {params.get('name')}")
+        if ctx.method == "resources/read" and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            try:
+                return await call_next(ctx)
+            except MCPError as error:
+                # MCPServer marks "no resource or template matches" as -32602 with data {"uri"}, and only that.
+                not_found = {"uri": params.get("uri")}
+                if error.code == INVALID_PARAMS and error.data == not_found:
+                    raise MCPError(code=RESOURCE_NOT_FOUND_2025, message="Resource not found", data=not_found) from None
+                raise
         return await call_next(ctx)
 
-    return check_tool_name
+    return check

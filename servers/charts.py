@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import io
 import threading
+import uuid
 from datetime import datetime, timedelta
 from typing import Annotated
 
@@ -26,8 +27,8 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field, ValidationError
 
 from servers._report import report
-from servers._wiring import data_dir, new_server, run
-from servers.systems.chart_space import Space, save_chart
+from servers._wiring import data_dir, declares_form_elicitation, missing_form_elicitation, new_server, run
+from servers.systems.chart_space import Space, recorded_save, remember_save, save_chart
 from servers.systems.log_store import (
     SERVICE_HELP,
     SINCE_HELP,
@@ -44,7 +45,8 @@ __all__ = ["QUESTION", "ChartSaved", "SpaceChoice", "build_server", "render_tren
 QUESTION = "Save the chart to your personal space or the team space?"
 WIDTH, HEIGHT, DPI = 640, 320, 100
 _SPACE_KEY = "space"
-_ROUND_ONE_STATE = "render_error_trend/asked-space/v1"
+_ROUND_ONE_STATE = "render_error_trend/asked-space/v2/"
+"""The plaintext of round one's requestState, then the save's idempotency key (sealed, so clients cannot pick it)."""
 _BAD_ANSWER = "chart not saved: the answer must pick space 'personal' or 'team'"
 
 
@@ -120,7 +122,7 @@ def _chosen_space(answer: object) -> Space:
 async def _ask_space_legacy(ctx: Context) -> Space:
     """Ask with a server-to-client elicitation/create request (2025-11-25 era)."""
     # The spec forbids sending a request type the client did not declare; say so instead of failing on the wire.
-    if ctx.client_capabilities is None or ctx.client_capabilities.elicitation is None:
+    if not declares_form_elicitation(ctx):
         raise ToolError(f"chart not saved: this client cannot answer the question {QUESTION!r} (no elicitation)")
     try:
         answer = await ctx.elicit(QUESTION, SpaceChoice)
@@ -129,6 +131,14 @@ async def _ask_space_legacy(ctx: Context) -> Space:
     if isinstance(answer, AcceptedElicitation):
         return answer.data.space
     raise _not_chosen(answer.action)
+
+
+def _already_saved(saved: ChartSaved) -> CallToolResult:
+    """The answer to a second use of one requestState (a replay, or a retry after a lost reply): no second save."""
+    text = f"Already saved: this answer was used before, so nothing was written again. The chart is {saved.path}."
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=saved.model_dump(mode="json")
+    )
 
 
 def build_server() -> MCPServer:
@@ -160,15 +170,22 @@ def build_server() -> MCPServer:
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             answer = (ctx.input_responses or {}).get(_SPACE_KEY)
             if answer is None:
+                if not declares_form_elicitation(ctx):
+                    raise missing_form_elicitation(QUESTION)
                 schema = render_elicitation_schema(SpaceChoice)
                 question = ElicitRequestFormParams(message=QUESTION, requested_schema=schema)
                 return InputRequiredResult(
-                    input_requests={_SPACE_KEY: ElicitRequest(params=question)}, request_state=_ROUND_ONE_STATE
+                    input_requests={_SPACE_KEY: ElicitRequest(params=question)},
+                    request_state=_ROUND_ONE_STATE + uuid.uuid4().hex,
                 )
-            if ctx.request_state != _ROUND_ONE_STATE:
+            if not (ctx.request_state or "").startswith(_ROUND_ONE_STATE):
                 raise ToolError("chart not saved: send the answer back with the requestState of the first round")
+            save_key = ctx.request_state.removeprefix(_ROUND_ONE_STATE)
+            if (earlier := recorded_save(data_dir(), save_key)) is not None:
+                return _already_saved(ChartSaved.model_validate(earlier))
             space = _chosen_space(answer)
         else:
+            save_key = None
             space = await _ask_space_legacy(ctx)
 
         points = store.hourly_errors(service, start, end)
@@ -192,6 +209,8 @@ def build_server() -> MCPServer:
             peak_hour=busiest.hour if busiest else None,
             points=points,
         )
+        if save_key is not None:
+            remember_save(data_dir(), save_key, saved.model_dump(mode="json"))
         summary = f"Saved the {service} error chart ({saved.total} errors, peak {saved.peak_hour}) to {saved.path}."
         return CallToolResult(
             content=[

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import psutil  # a dependency of ipykernel, which the lab pins
 import pytest
 
-# Every process a test starts inherits this mark (labkit.launch passes LABKIT_* on to servers), so one that
+# Every process a test starts inherits this mark (labkit.host passes LABKIT_* on to lab servers), so one that
 # outlives its test is found even after it was re-parented away from pytest.
 _SESSION_MARK = "LABKIT_TEST_SESSION"
 os.environ.setdefault(_SESSION_MARK, uuid.uuid4().hex)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import tempfile
 from collections.abc import AsyncIterator, Iterator, Mapping
@@ -11,6 +12,8 @@ from itertools import product
 from pathlib import Path
 from typing import IO, Any
 
+import anyio
+import httpx2
 import pytest
 from mcp import Client
 from mcp.client.stdio import stdio_client
@@ -27,7 +30,9 @@ __all__ = [
     "assert_tool_error",
     "assert_unknown_tool",
     "client_fixture",
+    "driven_by_hand",
     "query",
+    "raw_modern_request",
     "server_fixture",
     "text_of",
 ]
@@ -87,6 +92,13 @@ def client_fixture() -> Any:
     return connect
 
 
+async def driven_by_hand(context: object, params: object) -> Any:
+    """An elicitation callback for tests that drive the rounds themselves: it declares form elicitation,
+    which a 2026-07-28 server needs before it may ask (else -32021), and is never called.
+    """
+    raise AssertionError("this test drives the rounds itself")
+
+
 def text_of(result: CallToolResult) -> str:
     return "\n".join(block.text for block in result.content if block.type == "text")
 
@@ -104,6 +116,60 @@ async def assert_unknown_tool(client: Client, name: str) -> None:
         await client.call_tool(name, {})
     assert raised.value.code == INVALID_PARAMS
     assert raised.value.message == f"Unknown tool: {name}"
+
+
+_TARGET_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+
+
+async def raw_modern_request(
+    server: LabServer, transport: str, method: str, params: dict[str, Any], *, elicitation: bool = False
+) -> tuple[dict[str, Any], int | None]:
+    """One hand-written 2026-07-28 request, as a conformance harness sends it; returns (reply, HTTP status).
+
+    No SDK client on the way: what the server answers is exactly what a foreign client would see.
+    The `_meta` envelope declares form elicitation only when `elicitation` is true.
+    """
+    envelope = {
+        "io.modelcontextprotocol/protocolVersion": ERA["auto"],
+        "io.modelcontextprotocol/clientInfo": {"name": "raw-tests", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}} if elicitation else {},
+    }
+    message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": envelope}}
+    with anyio.fail_after(30):
+        if transport == "http":
+            return await _raw_http(server.url, message)
+        return await _raw_stdio(server, message), None
+
+
+async def _raw_http(url: str, message: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": ERA["auto"],
+        "Mcp-Method": message["method"],
+    }
+    if (target := _TARGET_PARAM.get(message["method"])) is not None:
+        headers["Mcp-Name"] = message["params"][target]
+    async with httpx2.AsyncClient() as http:
+        response = await http.post(url, json=message, headers=headers)
+    if response.headers["content-type"].startswith("text/event-stream"):
+        data = [line[5:] for line in response.text.splitlines() if line.startswith("data:") and line[5:].strip()]
+        return json.loads(data[-1]), response.status_code
+    return response.json(), response.status_code
+
+
+async def _raw_stdio(server: LabServer, message: dict[str, Any]) -> dict[str, Any]:
+    params = stdio_params(server.name, *server.args, env=server.env)
+    async with await anyio.open_process(
+        [params.command, *params.args], env=params.env, cwd=params.cwd, stderr=server.errlog
+    ) as process:
+        await process.stdin.send(json.dumps(message).encode() + b"\n")
+        received = b""
+        async for chunk in process.stdout:
+            received += chunk
+            if b"\n" in received:
+                break
+        await process.stdin.aclose()
+    return json.loads(received.split(b"\n")[0])
 
 
 def query(database: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:

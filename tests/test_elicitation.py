@@ -27,6 +27,7 @@ from labkit.host import (
 from labkit.lessons import run_scenario, tool_results_sent
 from labkit.trace import Trace
 from servers.charts import QUESTION
+from tests.servers_helpers import driven_by_hand
 
 TOOL = "render_error_trend"
 ARGS = {"service": "order-service", "since": "2026-10-29T20:00"}
@@ -53,7 +54,7 @@ def _log(errlog) -> list[str]:
 
 async def test_round_one_asks_and_the_retry_has_a_new_id_and_the_same_bytes():
     trace = Trace()
-    async with Client(stdio_transport("charts", trace)) as charts:
+    async with Client(stdio_transport("charts", trace), elicitation_callback=driven_by_hand) as charts:
         first = await _ask(charts)
         final = await _retry(charts, first.request_state)
     assert set(first.input_requests) == {"space"}
@@ -76,12 +77,12 @@ async def _replicas(keys: Mapping[str, str]) -> tuple[dict[str, object], dict[st
     outcomes: dict[str, object] = {}
     trace = Trace()
     with http_server("charts", env={"LABKIT_REQUEST_STATE_KEY": keys["A"]}, errlog=logs["A"]) as url_a:
-        async with Client(http_transport(url_a, trace, server="A")) as replica_a:
+        async with Client(http_transport(url_a, trace, server="A"), elicitation_callback=driven_by_hand) as replica_a:
             first = await _ask(replica_a)
         for name in [n for n in keys if n != "A"]:
             with http_server("charts", env={"LABKIT_REQUEST_STATE_KEY": keys[name]}, errlog=logs[name]) as url:
                 assert url != url_a
-                async with Client(http_transport(url, trace, server=name)) as replica:
+                async with Client(http_transport(url, trace, server=name), elicitation_callback=driven_by_hand) as replica:
                     try:
                         outcomes[name] = await _retry(replica, first.request_state)
                     except MCPError as error:
@@ -98,8 +99,8 @@ async def test_a_replica_that_shares_the_key_finishes_the_call_and_one_with_anot
     assert rejected.error.message == REJECTED and rejected.error.data == {"reason": "invalid_request_state"}
     assert logs["C"] == ["requestState rejected on tools/call: unknown key"] and logs["B"] == []
     claims = json.loads(AESGCMRequestStateCodec([shared.encode()]).unseal(sealed["state"]))
-    assert (claims["m"], claims["t"], claims["aud"], claims["s"]) == ("tools/call", TOOL, "charts",
-                                                                    "render_error_trend/asked-space/v1")
+    assert (claims["m"], claims["t"], claims["aud"]) == ("tools/call", TOOL, "charts")
+    assert claims["s"].startswith("render_error_trend/asked-space/v2/")  # then the save's idempotency key
     assert round(claims["exp"] - claims["iat"]) == 600
 
 
@@ -107,7 +108,7 @@ async def test_tampered_replayed_and_expired_states_are_rejected_with_the_reason
     errlog = tempfile.TemporaryFile(mode="w+")
     seen = {}
     env = {"LABKIT_REQUEST_STATE_TTL": "1"}
-    async with Client(stdio_transport("charts", Trace(), env=env, errlog=errlog)) as charts:
+    async with Client(stdio_transport("charts", Trace(), env=env, errlog=errlog), elicitation_callback=driven_by_hand) as charts:
         token = (await _ask(charts)).request_state
         middle = len(token) // 2
         tries = {
@@ -129,7 +130,7 @@ async def test_tampered_replayed_and_expired_states_are_rejected_with_the_reason
 async def test_the_ttl_setting_shortens_a_states_life_and_a_state_within_it_still_works():
     key = secrets.token_urlsafe(32)
     env = {"LABKIT_REQUEST_STATE_KEY": key, "LABKIT_REQUEST_STATE_TTL": "5"}
-    async with Client(stdio_transport("charts", Trace(), env=env)) as charts:
+    async with Client(stdio_transport("charts", Trace(), env=env), elicitation_callback=driven_by_hand) as charts:
         first = await _ask(charts)
         claims = json.loads(AESGCMRequestStateCodec([key.encode()]).unseal(first.request_state))
         assert round(claims["exp"] - claims["iat"]) == 5

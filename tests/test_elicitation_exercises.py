@@ -11,6 +11,7 @@ from mcp_types import ElicitResult
 from labkit.host import stdio_transport
 from labkit.lessons import TODO, check
 from labkit.trace import Trace
+from tests.servers_helpers import driven_by_hand
 
 ARGS = {"service": "payment-service", "since": "2026-10-29T20:00"}
 TEAM = {"space": ElicitResult(action="accept", content={"space": "team"})}
@@ -25,7 +26,7 @@ def shared_key(monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 async def _pending_state() -> str:
-    async with Client(stdio_transport("charts", Trace())) as charts:
+    async with Client(stdio_transport("charts", Trace()), elicitation_callback=driven_by_hand) as charts:
         return (await charts.session.call_tool("render_error_trend", ARGS, allow_input_required=True)).request_state
 
 

@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, CallToolResult, ElicitResult, InputRequiredResult
+from mcp_types import (
+    INVALID_PARAMS,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    CallToolResult,
+    ElicitResult,
+    InputRequiredResult,
+)
 
 from labkit.host import http_server, stdio_transport
 from labkit.trace import Trace
@@ -19,6 +25,7 @@ from tests.servers_helpers import (
     LabServer,
     assert_tool_error,
     assert_unknown_tool,
+    raw_modern_request,
     server_fixture,
     text_of,
 )
@@ -45,16 +52,23 @@ class _User:
         return ElicitResult(action=self.action, content={"space": self.space} if self.space else None)
 
 
+def _asking_client(server: LabServer, transport: str) -> Client:
+    """A 2026-07-28 client that declares form elicitation; the tests drive its rounds by hand."""
+    return server.client(transport, "auto", elicitation_callback=_User("accept", "personal"))
+
+
 async def _round_one(client: Client) -> InputRequiredResult:
     result = await client.session.call_tool("render_error_trend", ARGS, allow_input_required=True)
     assert isinstance(result, InputRequiredResult)
     return result
 
 
-async def _retry(client: Client, state: str | None, space: str = "personal", action: str = "accept") -> CallToolResult:
+async def _retry(
+    client: Client, state: str | None, space: str = "personal", action: str = "accept", args: dict[str, str] = ARGS
+) -> CallToolResult:
     answer = ElicitResult(action=action, content={"space": space} if action == "accept" else None)
     return await client.session.call_tool(
-        "render_error_trend", ARGS, input_responses={"space": answer}, request_state=state, allow_input_required=True
+        "render_error_trend", args, input_responses={"space": answer}, request_state=state, allow_input_required=True
     )
 
 
@@ -70,7 +84,7 @@ def _assert_saved(result: CallToolResult, data: Path, space: str) -> None:
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_round_one_asks_and_the_retry_with_the_same_state_saves(server: LabServer, transport: str) -> None:
-    async with server.client(transport, "auto") as client:
+    async with _asking_client(server, transport) as client:
         asked = await _round_one(client)
         saved = await _retry(client, asked.request_state, "personal")
 
@@ -122,16 +136,61 @@ async def test_no_choice_means_no_chart(server: LabServer, connection: tuple[str
     assert not list((server.data / "spaces").glob("*/order-service_20261029T2100_*"))
 
 
-async def test_a_legacy_client_that_cannot_answer_is_told_so_and_never_asked(server: LabServer) -> None:
-    async with server.client("http", "legacy") as client:
-        result = await client.call_tool("render_error_trend", ARGS)
-        assert_tool_error(result, "chart not saved: this client cannot answer the question")
+@pytest.mark.parametrize("connection", CONNECTIONS)
+async def test_a_client_that_cannot_answer_is_never_asked(server: LabServer, connection: tuple[str, str]) -> None:
+    # 2026-07-28 has a protocol error for this (-32021); 2025-11-25 has none, so the tool reports it as isError.
+    transport, mode = connection
+    async with server.client(transport, mode) as client:
+        if mode == "legacy":
+            assert_tool_error(await client.call_tool("render_error_trend", ARGS), "this client cannot answer")
+        else:
+            with pytest.raises(MCPError) as raised:
+                await client.session.call_tool("render_error_trend", ARGS, allow_input_required=True)
+            assert raised.value.code == MISSING_REQUIRED_CLIENT_CAPABILITY
+            assert raised.value.data == {"requiredCapabilities": {"elicitation": {"form": {}}}}
+            assert QUESTION in raised.value.message
         await assert_unknown_tool(client, "render_chart")
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_the_missing_capability_error_on_the_wire(server: LabServer, transport: str) -> None:
+    """What the conformance harness sends: a bare 2026-07-28 request whose _meta declares no capabilities."""
+    params = {"name": "render_error_trend", "arguments": ARGS}
+    reply, status = await raw_modern_request(server, transport, "tools/call", params)
+    assert reply["error"]["code"] == -32021 and "result" not in reply
+    assert status in (None, 400)  # stdio has no status; HTTP answers this error with 400 Bad Request
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_second_use_of_one_state_returns_the_first_save_and_writes_nothing(
+    server: LabServer, transport: str
+) -> None:
+    # A replay and a retry after a lost reply look the same to the server: same sealed state, same arguments.
+    args = {**ARGS, "since": "2026-10-29T22:00"}
+    async with _asking_client(server, transport) as client:
+        state = (await client.session.call_tool("render_error_trend", args, allow_input_required=True)).request_state
+        first = await _retry(client, state, "team", args=args)
+        chart = server.data / first.structured_content["path"]
+        chart.write_bytes(b"left alone")
+        second = await _retry(client, state, "personal", args=args)
+        fresh_round = await client.session.call_tool("render_error_trend", args, allow_input_required=True)
+    assert not first.is_error and not second.is_error, text_of(second)
+    assert second.structured_content == first.structured_content
+    assert "Already saved" in text_of(second) and chart.read_bytes() == b"left alone"
+    assert not (server.data / "spaces" / "personal" / chart.name).exists()
+    assert isinstance(fresh_round, InputRequiredResult) and fresh_round.request_state != state
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_null_input_responses_are_an_error_not_a_new_question(server: LabServer, transport: str) -> None:
+    params = {"name": "render_error_trend", "arguments": ARGS, "inputResponses": None}
+    reply, _ = await raw_modern_request(server, transport, "tools/call", params, elicitation=True)
+    assert reply["error"]["code"] == INVALID_PARAMS and "inputResponses" in reply["error"]["message"]
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_a_tampered_or_missing_state_is_refused(server: LabServer, transport: str) -> None:
-    async with server.client(transport, "auto") as client:
+    async with _asking_client(server, transport) as client:
         state = (await _round_one(client)).request_state
         tampered = state[:-2] + ("AA" if not state.endswith("AA") else "BB")
         with pytest.raises(MCPError) as raised:
@@ -146,11 +205,11 @@ async def test_a_tampered_or_missing_state_is_refused(server: LabServer, transpo
 async def test_servers_sharing_a_key_accept_each_others_state(
     server: LabServer, twin: LabServer, stranger: LabServer
 ) -> None:
-    async with server.client("http", "auto") as first:
+    async with _asking_client(server, "http") as first:
         state = (await _round_one(first)).request_state
-    async with twin.client("http", "auto") as second:
+    async with _asking_client(twin, "http") as second:
         accepted = await _retry(second, state, "team")
-    async with stranger.client("http", "auto") as third:
+    async with _asking_client(stranger, "http") as third:
         with pytest.raises(MCPError) as raised:
             await _retry(third, state, "team")
     _assert_saved(accepted, twin.data, "team")

@@ -7,6 +7,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
+from servers._wiring import RESOURCE_NOT_FOUND_2025
 from servers.orders import MAX_LIMIT
 from servers.systems.order_db import STATUSES
 from tests.servers_helpers import (
@@ -83,3 +84,15 @@ async def test_the_weekly_report_prompt_names_the_week_and_the_tool(client: Clie
         await client.get_prompt("weekly_report", {"week": "last week"})
     assert raised.value.code == INVALID_PARAMS and "week must look like 2026-W44" in raised.value.message
     assert (await client.get_prompt("weekly_report", {"week": "2026-W43"})).messages
+
+
+async def test_an_unknown_prompt_or_resource_is_a_protocol_error_with_the_eras_code(client: Client) -> None:
+    with pytest.raises(MCPError) as prompt:
+        await client.get_prompt("weekly_reports", {"week": "2026-W44"})
+    with pytest.raises(MCPError) as resource:
+        await client.read_resource("file://policy/refund-policy.md")
+    assert (prompt.value.code, prompt.value.message) == (INVALID_PARAMS, "Unknown prompt: weekly_reports")
+    # 2025-11-25 has its own code for a missing resource; 2026-07-28 retired it for -32602 (SEP-2164).
+    expected = RESOURCE_NOT_FOUND_2025 if client.protocol_version == "2025-11-25" else INVALID_PARAMS
+    assert (resource.value.code, resource.value.data) == (expected, {"uri": "file://policy/refund-policy.md"})
+    assert (await client.get_prompt("weekly_report", {"week": "2026-W44"})).messages

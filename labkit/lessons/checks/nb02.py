@@ -13,7 +13,7 @@ from .._exercises import register, run_sync
 __all__ = ["check_schema_path", "check_structured_peak", "check_tools_call", "check_who_decides"]
 
 _APIS = ("anthropic", "chat", "responses")
-# A tool no lab server has, so the answer must come from how labkit.mapping places any schema.
+# A tool no lab server has, so the answer must come from how labkit.host's mapping places any schema.
 _PROBE_SCHEMA = {
     "type": "object",
     "properties": {"probe": {"type": "string", "enum": ["nb02"]}, "count": {"type": "integer", "default": 1}},
@@ -46,7 +46,7 @@ def _follow(definition: dict[str, Any], path: str) -> Any:
 
 @register("02.1", "Know where each model API carries a tool's MCP inputSchema.", "§6 One tool, four shapes")
 def check_schema_path(answer: Any) -> str | None:
-    """Follow each dotted path in a tool `labkit.mapping` converted for that API; it must reach the input schema."""
+    """Follow each dotted path in a tool `labkit.convert_tool` converted for that API; it must reach the input schema."""
     if not isinstance(answer, dict) or set(answer) != set(_APIS):
         return f"answer_1 must be a dict with exactly the keys {list(_APIS)}, each a dotted path such as 'a.b'."
     for api in _APIS:

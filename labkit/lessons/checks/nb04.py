@@ -27,6 +27,11 @@ _UNKNOWN_FORM = {"type": "object", "properties": {"password": {"type": "string"}
 _CHART_POLICY = GatePolicy(auto_approve=frozenset({TOOL}))
 
 
+async def _driven_by_hand(context: Any, params: Any) -> ElicitResult:
+    """Declares form elicitation, which a 2026-07-28 server needs before it may ask (else -32021); never called."""
+    raise AssertionError("the checks drive the rounds themselves")
+
+
 def _responses(value: Any) -> dict[str, ElicitResult]:
     return {key: answer if isinstance(answer, ElicitResult) else ElicitResult.model_validate(answer)
             for key, answer in value.items()}
@@ -43,8 +48,11 @@ def _text(result: CallToolResult) -> str:
 
 
 async def _retry_on_a_new_process(answer: dict[str, Any]) -> Any:
-    with tempfile.TemporaryFile(mode="w+") as log:
-        async with Client(stdio_transport("charts", Trace(), errlog=log)) as charts:
+    # A data folder of its own: the server keeps each state's save (its idempotency key), so a second check
+    # of the same state in a shared folder would get the first check's chart back instead of a verdict.
+    with tempfile.TemporaryFile(mode="w+") as log, tempfile.TemporaryDirectory() as data:
+        transport = stdio_transport("charts", Trace(), env={"LABKIT_DATA_DIR": data}, errlog=log)
+        async with Client(transport, elicitation_callback=_driven_by_hand) as charts:
             try:
                 return await charts.session.call_tool(
                     answer["name"], answer["arguments"], input_responses=_responses(answer["input_responses"]),
@@ -80,8 +88,8 @@ def check_retry(answer: Any) -> str | None:
 async def _hand_off(env_a: dict[str, str], env_b: dict[str, str]) -> tuple[InputRequiredResult, Any]:
     trace = Trace()
     with http_server("charts", env=env_a) as url_a, http_server("charts", env=env_b) as url_b:
-        async with Client(http_transport(url_a, trace, server="A")) as a, \
-                Client(http_transport(url_b, trace, server="B")) as b:
+        async with Client(http_transport(url_a, trace, server="A"), elicitation_callback=_driven_by_hand) as a, \
+                Client(http_transport(url_b, trace, server="B"), elicitation_callback=_driven_by_hand) as b:
             asked = await a.session.call_tool(TOOL, CHART_ARGS, allow_input_required=True)
             try:
                 team = {"space": ElicitResult(action="accept", content={"space": "team"})}
