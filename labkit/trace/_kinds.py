@@ -44,6 +44,8 @@ class Kind(StrEnum):
     HTTP_RESPONSE = "http.response"
     TRANSPORT_ERROR = "transport.error"
     TRANSPORT_CLOSED = "transport.closed"
+    TAP_ERROR = "tap.error"
+    TAP_FORGED = "tap.forged"
     SERVER_QUERY = "server.query"
     SERVER_RENDER = "server.render"
     SERVER_RECEIVED = "server.received"
@@ -85,6 +87,8 @@ KIND_MEANINGS: dict[Kind, str] = {
     Kind.HTTP_RESPONSE: "its HTTP status and MCP headers",
     Kind.TRANSPORT_ERROR: "a line on the wire that is not JSON-RPC",
     Kind.TRANSPORT_CLOSED: "the server's side of the connection ended",
+    Kind.TAP_ERROR: "the tap could not record a frame or a server's report (the session goes on)",
+    Kind.TAP_FORGED: "a server reported an event in another actor's name; it was not recorded as theirs",
     Kind.SERVER_QUERY: "what a server asked its business system",
     Kind.SERVER_RENDER: "a server drew a chart",
     Kind.SERVER_RECEIVED: "what an untrusted server received (ground truth)",
