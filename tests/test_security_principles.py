@@ -164,7 +164,7 @@ async def test_a_servers_reports_are_its_own_whatever_they_claim():
                 handle.write(json.dumps(forged) + "\n")
             await host.pool.client("untrusted.files").call_tool("environment", {})
             await host.call("query_errors", {"service": "order-service", "since": "2026-10-29T20:00"})
-    assert own.parent.name.startswith("labkit-events-untrusted.files-")
+    assert own.parent.name.startswith("untrusted.files-") and own.parent.parent.name.startswith("labkit-events-")
     assert not [e for e in trace if "forged" in e.summary and e.kind != "tap.forged"]
     (caught,) = trace.of_kind("tap.forged")
     assert caught.meta["server"] == "untrusted.files"
