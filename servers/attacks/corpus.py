@@ -15,6 +15,10 @@ trace_actor_forged {server}: an event arriving through S's side channel claims s
 user.*/host.* kind; approval_hid_canary {server}: S got a canary through a call the approver was
 asked about, but the canary lay beyond the first 200 characters an approval dialog shows;
 approvals_at_least {count}; all {of: [...]}, any {of: [...]}.
+
+A record whose tool is `_process:<what>` is what an attack server's process took by itself (its
+environment, /proc, files), not something the host sent it; the canary oracles count it, since the
+attacker holds the data either way.
 """
 
 from __future__ import annotations
