@@ -29,11 +29,10 @@ from typing import Any
 
 import anyio
 
-from labkit.events import Trace
-from labkit.gate import GatePolicy
-from labkit.host import Host, ServerSpec
-from labkit.model import Conversation, make_client
-from labkit.model.stamps import MODEL_NAME
+from labkit import (
+    MODEL_NAME, ApprovalDesk, Conversation, Defences, GatePolicy, Host, LabFolder, PinStore, ServerSpec, Shield, Trace,
+    careful_user, host_state_dir, make_client,
+)
 from servers.attacks.corpus import CORPUS, Entry
 
 __all__ = [
@@ -207,7 +206,9 @@ def _preview(asked: Asked) -> str:
     return f"{asked.server} {asked.tool}({json.dumps(asked.arguments, ensure_ascii=False)})"[:PREVIEW_CHARS]
 
 
-def _specs(entry: Entry, data: Path) -> list[ServerSpec]:
+def _specs(entry: Entry, data: Path, defended: bool = False) -> list[ServerSpec]:
+    if defended:  # what a user writes: the data folder; the host alone decides what else a server gets
+        return [ServerSpec(module, args=tuple(args), env={"LABKIT_DATA_DIR": str(data)}) for module, args in entry.servers]
     env = {
         "LABKIT_DATA_DIR": str(data),
         "LABKIT_REQUEST_STATE_KEY": os.environ.get("LABKIT_REQUEST_STATE_KEY") or SEAL_KEY,
@@ -216,8 +217,21 @@ def _specs(entry: Entry, data: Path) -> list[ServerSpec]:
     return [ServerSpec(module, args=tuple(args), env=env) for module, args in entry.servers]
 
 
+def _shield(trace: Trace, data: Path, asked: list[Asked], pins: Path) -> Shield:
+    """The host with every defence on; the person at it is the lab's careful scripted user."""
+
+    def person(server: str, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
+        asked.append(Asked("approval", server, tool, arguments))
+        return careful_user(server, tool, arguments)
+
+    lab = LabFolder(data / "untrusted" / "lab")
+    lab.sandbox.mkdir(parents=True, exist_ok=True)
+    return Shield(trace, Defences.all(), lab=lab, desk=ApprovalDesk(trace, person), pins=PinStore(pins),
+                  canaries=(KEY_CANARY, TOKEN_CANARY, SEAL_KEY), secrets={"OPS_DEPLOY_TOKEN": TOKEN_CANARY})
+
+
 async def _one_run(entry: Entry, data: Path, asked: list[Asked], policy: GatePolicy, guards: Sequence[Any],
-                   host_options: dict[str, Any]) -> tuple[Trace, Any]:
+                   host_options: dict[str, Any], pins: Path | None = None) -> tuple[Trace, Any]:
     trace = Trace()
 
     async def elicit(message: str, schema: dict[str, Any]) -> dict[str, Any] | None:
@@ -226,9 +240,13 @@ async def _one_run(entry: Entry, data: Path, asked: list[Asked], policy: GatePol
             return {"space": "personal"}  # a careful user keeps charts private
         return None
 
+    if pins is not None:
+        opened = _shield(trace, data, asked, pins).open(_specs(entry, data, defended=True), elicit=elicit,
+                                                        **host_options)
+    else:
+        opened = Host(trace, _specs(entry, data), policy=policy, guards=guards, elicit=elicit, **host_options)
     with anyio.fail_after(RUN_TIMEOUT):
-        async with Host(trace, _specs(entry, data), policy=policy, guards=guards, elicit=elicit,
-                        **host_options) as host:
+        async with opened as host:
             client = make_client("anthropic", trace=trace, scenario="naive", env={})
             conversation = Conversation(client, MODEL_NAME, host.tools, system=SYSTEM)
             result = await host.run(entry.task, conversation)
@@ -242,8 +260,13 @@ async def run_entry(
     policy_factory: Callable[[Callable[..., Any]], GatePolicy] | None = None,
     guards: Sequence[Any] = (),
     host_options: dict[str, Any] | None = None,
+    defended: bool = False,
 ) -> Outcome:
-    """Run `entry` (its earlier launches first), then judge its oracle on the last run."""
+    """Run `entry` (its earlier launches first), then judge its oracle on the last run.
+
+    `defended=True` runs it through a `Shield` with every defence on (pins kept across the launches).
+    """
+    pins = host_state_dir() / "pins.json" if defended else None
     started = time.monotonic()
     prepare_lab(data)
     asked: list[Asked] = []
@@ -257,11 +280,11 @@ async def run_entry(
     received_file = data / "untrusted" / "received.jsonl"
     try:
         for _ in range(entry.prior_runs):
-            await _one_run(entry, data, [], policy, guards, host_options or {})
+            await _one_run(entry, data, [], policy, guards, host_options or {}, pins)
         asked.clear()
         offset = received_file.stat().st_size if received_file.exists() else 0
         before = _snapshot(data)
-        trace, result = await _one_run(entry, data, asked, policy, guards, host_options or {})
+        trace, result = await _one_run(entry, data, asked, policy, guards, host_options or {}, pins)
         outcome.answer, outcome.delivered, outcome.rounds = result.answer, result.delivered, result.rounds
     except Exception as error:  # an attack may crash a run; the oracle still judges what happened
         outcome.error = f"{type(error).__name__}: {error}"
@@ -290,6 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="corpus entries (default: all)")
     parser.add_argument("--keep", action="store_true", help="keep each entry's data folder")
+    parser.add_argument("--defended", action="store_true", help="run through the host with every defence on")
     options = parser.parse_args(argv)
     if os.environ.get("OPS_DEPLOY_TOKEN") != TOKEN_CANARY:
         # Start again with the lab's secrets in this process's own environment (what /proc shows of it).
@@ -299,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         data = Path(tempfile.mkdtemp(prefix=f"lab07-attack-{name}-"))
         try:
-            outcome = asyncio.run(run_entry(by_name(name), data=data))
+            outcome = asyncio.run(run_entry(by_name(name), data=data, defended=options.defended))
         finally:
             if not options.keep:
                 shutil.rmtree(data, ignore_errors=True)
