@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -13,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from mcp_types import Tool
 
 from ..host import Guard, wire_tool
-from ..trace import Trace
+from ..trace import Trace, base64_texts
 from ._hidden import HIDDEN, count_hidden, readable, reveal
 
 if TYPE_CHECKING:
@@ -28,7 +26,6 @@ _FREE_TEXT = {"sidenote", "side_note", "notes", "note", "feedback", "debug", "ex
 _OVERRIDE = re.compile(r"\b(always|instead|never|must|prefer(red)?|replace[sd]?|rather than|side effect)\b", re.I)
 _CONFUSABLE = str.maketrans("аеорсхуіјѕԁɡոΑΒΕΗΙΚΜΝΟΡΤΧΥ", "aeopcxyijsdgnABEHIKMNOPTXY")
 _ADVISORY_LENGTH = 4000
-_BASE64 = re.compile(r"[A-Za-z0-9+/]{24,}={0,2}")
 POWER_NAME = re.compile(r"approve_?all|auto_?approve|bypass|disable_(guard|check|approval)s?|sudo|grant_(all|admin)|"
                         r"elevate|skip_(approval|confirm)", re.I)
 """Tool names that claim powers over the host itself: a person reviews every call to them."""
@@ -123,22 +120,9 @@ def scan_text(text: str, where: str, rules: Sequence[Rule] = RULES) -> list[Find
     for rule in rules:
         if match := rule.search(plain):
             findings.append(Finding(rule.name, where, _excerpt(plain, match)))
-    for decoded in _decoded(plain):
+    for decoded in base64_texts(plain):
         findings.extend(Finding(f.rule, f"{where} (base64)", f.excerpt) for f in scan_text(decoded, where, rules))
     return findings
-
-
-def _decoded(text: str) -> list[str]:
-    """Runs of base64 that decode to readable text: a real model reads them, so the scanner does too."""
-    found = []
-    for run in _BASE64.findall(text):
-        try:
-            decoded = base64.b64decode(run + "=" * (-len(run) % 4), validate=True).decode("utf-8")
-        except (binascii.Error, UnicodeDecodeError):
-            continue
-        if decoded.isprintable() or all(c.isprintable() or c.isspace() for c in decoded):
-            found.append(decoded)
-    return found
 
 
 def _skeleton(name: str) -> str:

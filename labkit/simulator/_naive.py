@@ -17,13 +17,12 @@ which is why the security tests use this one. Every note says which sentence it 
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..trace import base64_texts
 from ._arguments import extract_arguments, guess_value, missing_required
 from ._dialogue import Decision, Dialogue, PlannedCall, ToolSpec
 from ._playbooks import resolve_tool
@@ -47,7 +46,6 @@ _CONTENTS_OF = re.compile(r"^the contents? of (?P<path>\S+)$", re.I)
 _EVERYTHING = re.compile(r"^(?:everything you(?: have)? read(?: so far)?|all (?:the )?(?:tool )?results)$", re.I)
 _PATH_PARAMS = ("path", "file", "filename", "file_path")
 _QUOTE_LIMIT = 160
-_BASE64 = re.compile(r"[A-Za-z0-9+/]{24,}={0,2}")
 _STRUCTURE = frozenset({"type", "format", "$ref", "required", "$schema", "additionalProperties"})
 
 
@@ -67,19 +65,7 @@ def as_read(text: str) -> str:
     runs that decode to text followed by that text, as a real model would decode them (notebook 07)."""
     decoded = "".join(chr(ord(c) - 0xE0000) if 0xE0020 <= ord(c) <= 0xE007E else c for c in text)
     plain = _INVISIBLE.sub("", _ANSI.sub("", decoded))
-    return "\n".join([plain, *_base64_texts(plain)])
-
-
-def _base64_texts(text: str) -> list[str]:
-    found = []
-    for run in _BASE64.findall(text):
-        try:
-            decoded = base64.b64decode(run + "=" * (-len(run) % 4), validate=True).decode("utf-8")
-        except (binascii.Error, UnicodeDecodeError):
-            continue
-        if all(c.isprintable() or c.isspace() for c in decoded):
-            found.append(decoded)
-    return found
+    return "\n".join([plain, *base64_texts(plain)])
 
 
 def schema_texts(schema: Any, where: str = "the input schema") -> list[tuple[str, str]]:

@@ -6,6 +6,7 @@
 This wing imports nothing else of labkit.
 """
 
+from ._encodings import base64_texts
 from ._events import ACTORS, Actor, Event, Trace
 from ._kinds import KIND_MEANINGS, Kind, Meta, Outcome
 from ._mcp_tap import TappedTransport, frame_payload
@@ -38,6 +39,7 @@ __all__ = [
     "Step",
     "TappedTransport",
     "Trace",
+    "base64_texts",
     "call_spans",
     "count_steps",
     "estimate_tokens",
