@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 
 from labkit import progress
+from mcp_types import ElicitRequestFormParams
+
+from labkit import elicitation_callback, scripted_form
 from labkit.host._user import answer_problems
 
 SPACE = {"properties": {"space": {"enum": ["personal", "team"], "title": "Space"}}, "required": ["space"]}
@@ -29,3 +32,16 @@ def test_progress_outside_a_notebook_shows_nothing_and_passes_errors_through(cap
     with pytest.raises(ValueError), progress("failing"):
         raise ValueError("boom")
     assert capsys.readouterr().out == ""
+
+
+@pytest.mark.anyio
+async def test_a_form_as_the_sdk_callback_accepts_with_its_answer_and_declines_on_none():
+    asked = ElicitRequestFormParams(message="Which space?", requested_schema={"type": "object", "properties": {}})
+    accepted = await elicitation_callback(scripted_form({"space": "team"}))(None, asked)
+
+    async def nobody_answers(message: str, schema: dict) -> None:
+        return None
+
+    declined = await elicitation_callback(nobody_answers)(None, asked)
+    assert (accepted.action, accepted.content) == ("accept", {"space": "team"})
+    assert (declined.action, declined.content) == ("decline", None)

@@ -43,7 +43,14 @@ from ._router import ToolRouter, result_as_data, truncate
 from ._sandbox import Confinement, confinement, sandboxed
 from ._start_errors import ServerStartError
 from ._transports import http_transport, memory_transport, stdio_transport
-from ._user import SCRIPTED_USER_ENV, scripted_answers, scripted_form, scripted_user_active, widget_form
+from ._user import (
+    SCRIPTED_USER_ENV,
+    elicitation_callback,
+    scripted_answers,
+    scripted_form,
+    scripted_user_active,
+    widget_form,
+)
 
 __all__ = [
     "CONFIG_KEYS",
@@ -91,6 +98,7 @@ __all__ = [
     "convert_tools",
     "deny_all",
     "drop_nulls",
+    "elicitation_callback",
     "free_port",
     "http_server",
     "http_transport",

@@ -6,11 +6,16 @@ import asyncio
 import html
 import itertools
 import os
+from collections.abc import Awaitable, Callable
 from typing import Any
+
+from mcp_types import ElicitResult
 
 from ._host import FORM_ABOUT, Asker, Elicitor
 
-__all__ = ["SCRIPTED_USER_ENV", "scripted_answers", "scripted_form", "scripted_user_active", "widget_form"]
+__all__ = [
+    "SCRIPTED_USER_ENV", "elicitation_callback", "scripted_answers", "scripted_form", "scripted_user_active", "widget_form",
+]
 
 SCRIPTED_USER_ENV = "LABKIT_SCRIPTED_USER"
 _OPEN: dict[int, asyncio.Future[dict[str, Any] | None]] = {}
@@ -35,6 +40,20 @@ def answer_problems(schema: dict[str, Any], answer: dict[str, Any]) -> list[str]
         elif "enum" in spec and value is not None and value not in spec["enum"]:
             problems.append(f"{label} must be one of {', '.join(map(str, spec['enum']))}, not {value!r}")
     return problems
+
+
+def elicitation_callback(form: Elicitor) -> Callable[[Any, Any], Awaitable[ElicitResult]]:
+    """`form` as the SDK's `Client(elicitation_callback=...)` (notebook 04): a dict answer accepts, None declines.
+
+    Passing it is also what makes the client declare form elicitation in every request's `_meta`; a
+    2026-07-28 server that must ask a client without it answers -32021.
+    """
+
+    async def answer(context: Any, params: Any) -> ElicitResult:
+        content = await form(params.message, getattr(params, "requested_schema", {}))
+        return ElicitResult(action="decline") if content is None else ElicitResult(action="accept", content=content)
+
+    return answer
 
 
 def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor:
