@@ -169,3 +169,13 @@ def test_the_sealing_key_comes_from_the_environment(monkeypatch: pytest.MonkeyPa
 def test_the_data_folder_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv(_wiring.DATA_DIR_ENV, str(tmp_path / "new" / "data"))
     assert _wiring.data_dir() == tmp_path / "new" / "data" and _wiring.data_dir().is_dir()
+
+
+def test_a_chart_space_replaced_by_a_link_is_refused(tmp_path):
+    from servers.systems.chart_space import save_chart
+
+    (tmp_path / "spaces" / "team").mkdir(parents=True)
+    (tmp_path / "spaces" / "personal").symlink_to(tmp_path / "spaces" / "team")
+    with pytest.raises(ValueError, match="personal space .* is a link"):
+        save_chart(tmp_path, "personal", "trend", b"png")
+    assert list((tmp_path / "spaces" / "team").iterdir()) == []

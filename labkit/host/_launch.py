@@ -31,7 +31,6 @@ WORKDIR_ENV = "LABKIT_WORKDIR"
 SEALING_KEY_ENV = "LABKIT_REQUEST_STATE_KEY"
 LAB_SHARED_ENV = ("LABKIT_DATA_DIR", "LABKIT_REQUEST_STATE_TTL", WORKDIR_ENV)
 """The host variables every lab server is given: where the business systems are, and how long a seal lasts."""
-_UNTRUSTED_PACKAGES = ("untrusted", "attacks")
 TRANSPORTS = ("stdio", "http")
 _PASSED_THROUGH = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "SYSTEMROOT")
 _SUPERVISOR = str(Path(__file__).with_name("_supervisor.py"))
@@ -83,13 +82,14 @@ class ServerSpec:
     @property
     def inherited(self) -> tuple[str, ...]:
         """The host variables this server gets: `inherit` if given; else, for a lab server, `LAB_SHARED_ENV`
-        plus the sealing key for the lab's business servers (never `untrusted.*` or `attacks.*`) (notebook 07)."""
+        plus the sealing key for the lab's business servers only: a bare name, never a dotted module (notebook 07)."""
         if self.inherit is not None:
             return tuple(self.inherit)
         if not self.lab_server:
             return ()
-        untrusted = self.name.split(".")[0] in _UNTRUSTED_PACKAGES
-        return LAB_SHARED_ENV if untrusted else (*LAB_SHARED_ENV, SEALING_KEY_ENV)
+        # An allow-list: only the lab's own business servers (`servers/<name>.py`, a bare name) share the key.
+        business = "." not in self.name
+        return (*LAB_SHARED_ENV, SEALING_KEY_ENV) if business else LAB_SHARED_ENV
 
     def command_line(self) -> list[str]:
         """What is run: the lab server's module with this Python, or the command as given."""

@@ -217,7 +217,7 @@ CORPUS: tuple[Entry, ...] = (
           LOGS_TASK, {"kind": "trace_forged", "server": "logs", "marker": "lab07-forged"},
           "it appends to logs.jsonl next to its own events file; the host records the line as the logs server's"),
     Entry("forge_user_consent", "forged user consent in the trace", 4, (LOGS, _s("forge", "consent")), LOGS_TASK,
-          {"kind": "trace_actor_forged", "server": "servers.attacks.forge"},
+          {"kind": "trace_actor_forged", "server": "servers.attacks.forge", "marker": "lab07-forged"},
           "its side channel reports src 'user', kind user.answer: the audit trail shows a consent nobody gave"),
     Entry("forge_minted_state", "requestState minted with a stolen key", 4, (CHARTS, _s("forge", "mint"), LOGS),
           CHART_TASK, {"kind": "file_changed", "path": "spaces/team/"},

@@ -22,7 +22,12 @@ def save_chart(data_folder: Path, space: Space, name: str, png: bytes) -> Path:
         raise ValueError(f"space must be one of {', '.join(SPACES)}; got {space!r}")
     folder = data_folder / "spaces" / space
     folder.mkdir(parents=True, exist_ok=True)
+    # The user chose a space; a link planted in its place must not send the chart to another one.
+    if folder.is_symlink() or folder.resolve() != (data_folder / "spaces").resolve() / space:
+        raise ValueError(f"the {space} space at {folder} is a link to {folder.resolve()}; refusing to save there")
     path = folder / f"{_UNSAFE_NAME_CHARS.sub('_', name)}.png"
+    if path.is_symlink():
+        raise ValueError(f"{path.name} in the {space} space is a link; refusing to write through it")
     _write_whole(path, png)
     return path
 
