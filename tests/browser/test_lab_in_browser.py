@@ -56,7 +56,7 @@ def run_all(page: Page, panel: Locator, path: str, *, answer: str | None = None,
                 on_form()
             form.get_by_role("button", name="Submit").click()
             expect(form.get_by_role("button", name="Submit")).to_be_disabled()
-            answered.append(form.locator(".widget-label").last.inner_text())
+            answered.append(form.locator(".widget-html").last.inner_text())  # the form's status line
         prompts = [p.strip() for p in panel.locator(".jp-CodeCell .jp-InputArea-prompt").all_text_contents()]
         if len(prompts) == code_cells and all(_DONE.match(p) for p in prompts):
             wait_idle(page)
@@ -141,10 +141,10 @@ def test_03_renders_the_diagram_the_table_and_the_chart(page: Page, lab, guard, 
     shoot(natural, "03_mermaid_full_size", natural)
     natural.close()
 
-    table = panel.locator("table.dataframe").filter(has_text="render_error_trend").first
+    table = panel.locator("table.labkit-events").filter(has_text="render_error_trend").first
     table.scroll_into_view_if_needed()
     headers = [h.strip() for h in table.locator("thead th").all_text_contents()]
-    assert {"seq", "round", "from", "to", "kind", "summary"} <= set(headers)
+    assert headers[:5] == ["seq", "round", "from → to", "kind", "summary"], "what explains comes first"
     assert table.locator("tbody tr").count() >= 30, "one row per event of the run"
     table.locator("thead").scroll_into_view_if_needed()
     shoot(page, "03_trace_table", page)
