@@ -4,16 +4,25 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import anyio
+from anyio.abc import TaskStatus
 
 from .host import ERAS
 from .lessons import SCENARIO_NAMES, run_scenario
 from .trace import save_png, sequence_diagram, steps_table, table
 
 __all__ = ["main"]
+
+_STOPPING = {signal.SIGINT: "interrupted (Ctrl-C)", signal.SIGTERM: "terminated (SIGTERM)"}
+# Within this the run closes its servers itself; past it (or at a second signal) the CLI exits at once and
+# the supervisors, which die with their parent, take the servers down.
+_GRACE_SECONDS = 1.5
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,8 +37,39 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     run.add_argument("--out", type=Path, default=Path("out"), help="folder for the diagram files (default: out)")
     options = parser.parse_args(argv)
-    result = anyio.run(_run, options)
-    return 0 if result else 1
+    return anyio.run(_run_until_signalled, options)
+
+
+async def _run_until_signalled(options: argparse.Namespace) -> int:
+    """0 when the answer was delivered, 1 when not, 128 + the signal's number when a signal stopped the run."""
+    stopped: list[int] = []
+    try:
+        async with anyio.create_task_group() as group:
+            await group.start(_stop_on_signal, group.cancel_scope, stopped)
+            delivered = await _run(options)
+            group.cancel_scope.cancel()
+    except Exception:
+        if not stopped:
+            raise
+    if stopped:
+        return 128 + stopped[0]
+    return 0 if delivered else 1
+
+
+async def _stop_on_signal(run: anyio.CancelScope, stopped: list[int], *, task_status: TaskStatus) -> None:
+    with anyio.open_signal_receiver(*_STOPPING) as signals:
+        task_status.started()
+        async for number in signals:
+            break
+    status = 128 + number
+    stopped.append(number)
+    print(f"labkit: {_STOPPING[number]}, stopping the servers", file=sys.stderr, flush=True)
+    for again in _STOPPING:
+        signal.signal(again, lambda *_: os._exit(status))
+    deadline = threading.Timer(_GRACE_SECONDS, os._exit, (status,))
+    deadline.daemon = True
+    deadline.start()
+    run.cancel()
 
 
 async def _run(options: argparse.Namespace) -> bool:
