@@ -4,16 +4,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import anyio
+from anyio.abc import TaskStatus
 
-from .host import ERAS
+from .host import ENV_VAR, ERAS, select_model
 from .lessons import SCENARIO_NAMES, run_scenario
-from .trace import save_png, sequence_diagram, steps_table, table
+from .trace import SIMULATED_MODEL, save_png, sequence_diagram, steps_table, table
 
 __all__ = ["main"]
+
+_STOPPING = {signal.SIGINT: "interrupted (Ctrl-C)", signal.SIGTERM: "terminated (SIGTERM)"}
+# Within this the run closes its servers itself; past it (or at a second signal) the CLI exits at once and
+# the supervisors, which die with their parent, take the servers down.
+_GRACE_SECONDS = 1.5
+_APIS_OF = {"anthropic": ("anthropic",), "openai": ("chat", "responses")}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,13 +33,63 @@ def main(argv: list[str] | None = None) -> int:
     run = commands.add_parser("run", help="run a scenario against the real servers")
     run.add_argument("scenario", choices=SCENARIO_NAMES)
     run.add_argument("--era", choices=sorted(ERAS), default="2026-07-28", help="MCP protocol era")
-    run.add_argument("--api", choices=["anthropic", "chat", "responses"], default="anthropic", help="model API")
+    run.add_argument("--api", choices=["anthropic", "chat", "responses"],
+                     help="model API (default: the one LABKIT_MODEL's provider speaks, else anthropic)")
     run.add_argument("--http", action="store_true", help="reach the servers over Streamable HTTP, not stdio")
     run.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     run.add_argument("--out", type=Path, default=Path("out"), help="folder for the diagram files (default: out)")
     options = parser.parse_args(argv)
-    result = anyio.run(_run, options)
-    return 0 if result else 1
+    if options.out.exists() and not options.out.is_dir():
+        parser.error(f"--out {options.out} is a file: name a folder for the diagram files (created if missing)")
+    try:
+        options.api = _api_for_the_model(options.api)
+    except ValueError as error:
+        parser.error(str(error))
+    return anyio.run(_run_until_signalled, options)
+
+
+def _api_for_the_model(asked: str | None) -> str:
+    """The API to speak: the one asked for, which must be the `LABKIT_MODEL` provider's, else that provider's first."""
+    selection = select_model()
+    speaks = _APIS_OF[selection.provider]
+    if asked is None:
+        return speaks[0]
+    if selection.live and asked not in speaks:
+        raise ValueError(f"{ENV_VAR}={os.environ[ENV_VAR]} picks the {selection.provider} provider, which --api {asked} "
+                         f"cannot reach: use --api {' or --api '.join(speaks)}, or unset {ENV_VAR}")
+    return asked
+
+
+async def _run_until_signalled(options: argparse.Namespace) -> int:
+    """0 when the answer was delivered, 1 when not, 128 + the signal's number when a signal stopped the run."""
+    stopped: list[int] = []
+    try:
+        async with anyio.create_task_group() as group:
+            await group.start(_stop_on_signal, group.cancel_scope, stopped)
+            delivered = await _run(options)
+            group.cancel_scope.cancel()
+    except Exception:
+        if not stopped:
+            raise
+    if stopped:
+        return 128 + stopped[0]
+    return 0 if delivered else 1
+
+
+async def _stop_on_signal(run: anyio.CancelScope, stopped: list[int], *, task_status: TaskStatus) -> None:
+    with anyio.open_signal_receiver(*_STOPPING) as signals:
+        task_status.started()
+        async for number in signals:
+            break
+    status = 128 + number
+    stopped.append(number)
+    print(f"labkit: {_STOPPING[number]}, stopping the servers", file=sys.stderr, flush=True)
+    for again in _STOPPING:
+        signal.signal(again, lambda *_: os._exit(status))
+    deadline = threading.Timer(_GRACE_SECONDS, os._exit, (status,))
+    deadline.daemon = True
+    deadline.start()
+    run.cancel()
 
 
 async def _run(options: argparse.Namespace) -> bool:
@@ -43,7 +103,8 @@ async def _run(options: argparse.Namespace) -> bool:
     stem.parent.mkdir(parents=True, exist_ok=True)
     sequence_diagram(outcome.trace).save(str(stem.with_suffix(".mmd")))
     save_png(outcome.trace, stem.with_suffix(".png"))
-    print(f"scenario {outcome.scenario} · era {outcome.era} · model {outcome.model} (simulated unless LABKIT_MODEL is set)")
+    source = "simulated" if outcome.model == SIMULATED_MODEL else f"from {ENV_VAR}"
+    print(f"scenario {outcome.scenario} · era {outcome.era} · {options.api} API · model {outcome.model} ({source})")
     print(table(outcome.trace).to_string(max_colwidth=70))
     print()
     print(steps_table(outcome.steps).to_string(max_colwidth=90))

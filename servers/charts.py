@@ -190,7 +190,12 @@ def build_server() -> MCPServer:
 
         points = store.hourly_errors(service, start, end)
         png = await anyio.to_thread.run_sync(render_trend_png, service, points)  # keep serving while drawing
-        path = save_chart(data_dir(), space, _chart_name(service, start, end), png).relative_to(data_dir()).as_posix()
+        try:
+            saved = save_chart(data_dir(), space, _chart_name(service, start, end), png)
+        except OSError as error:
+            folder = data_dir() / "spaces" / space
+            raise ToolError(f"chart not saved: cannot write into {folder} ({error.strerror})") from None
+        path = saved.relative_to(data_dir()).as_posix()
         report(
             "server",
             "system",

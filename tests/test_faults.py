@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -175,3 +176,36 @@ def test_a_killed_parent_leaves_no_server_on_either_transport() -> None:
         parent.stdout.close()
     _, alive = psutil.wait_procs([psutil.Process(pid) for pid in pids if psutil.pid_exists(pid)], timeout=10)
     assert not alive, f"still running after the parent was killed: {[p.cmdline() for p in alive]}"
+
+
+def _started_servers(cli: subprocess.Popen) -> list[psutil.Process]:
+    """The CLI's logs and charts servers once both are running (the supervisors are not counted)."""
+    while cli.poll() is None:
+        servers = [child for child in psutil.Process(cli.pid).children(recursive=True)
+                   if any(arg.startswith("servers.") for arg in child.cmdline())
+                   and "_supervisor.py" not in " ".join(child.cmdline())]
+        if len(servers) == 2:
+            return servers
+        time.sleep(0.05)
+    raise AssertionError(f"the CLI ended before starting its servers: {cli.communicate()}")
+
+
+@pytest.mark.parametrize("signals", [[signal.SIGINT], [signal.SIGTERM], [signal.SIGINT, signal.SIGINT]],
+                         ids=["ctrl-c", "sigterm", "ctrl-c twice"])
+def test_a_signal_stops_the_cli_with_one_line_its_status_and_no_server_left(signals: list[int],
+                                                                            tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    cli = subprocess.Popen([sys.executable, "-m", "labkit", "run", "canonical", "--out", str(tmp_path)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        servers = _started_servers(cli)
+        for number in signals:
+            cli.send_signal(number)
+        _, stderr = cli.communicate(timeout=LIMIT)
+    finally:
+        cli.kill()
+        cli.wait()
+    assert cli.returncode == 128 + signals[0]
+    assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1 and "stopping the servers" in stderr
+    _, alive = psutil.wait_procs(servers, timeout=10)
+    assert not alive, f"still running after the CLI stopped: {[p.cmdline() for p in alive]}"

@@ -18,6 +18,9 @@ ENV_VAR = "LABKIT_MODEL"
 _KEY_VARS: dict[str, str] = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 _OFFLINE_HOST = "http://teaching-model.invalid"  # .invalid never resolves: nothing can leak to a real host
 _VERSION_PREFIX: dict[str, str] = {"anthropic": "", "openai": "/v1"}  # OpenAI's base URL carries /v1, Anthropic's not
+# Sized for a classroom, not the SDKs' 600 s: a model that stops answering is an error within a minute.
+_TIMEOUT = httpx2.Timeout(60.0, connect=10.0)
+_LIVE_RETRIES = 2  # the offline model never retries: its failures are the lesson
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ def model_client(
     network = httpx2.HTTPTransport if sync else httpx2.AsyncHTTPTransport
     if selection.live:
         inner: Any = network()
-        options: dict[str, Any] = {"api_key": env[_KEY_VARS[selection.provider]]}
+        options: dict[str, Any] = {"api_key": env[_KEY_VARS[selection.provider]], "max_retries": _LIVE_RETRIES}
     else:
         if offline is None and base_url is None:
             raise ValueError("no model is selected (LABKIT_MODEL is unset): pass base_url= or an offline transport")
@@ -80,8 +83,8 @@ def model_client(
             "_strict_response_validation": True,
             "default_headers": {"x-teaching-scenario": scenario} if scenario else None,
         }
-    http_client = (httpx2.Client if sync else httpx2.AsyncClient)(transport=ModelTap(inner, trace))
-    return _client_class(selection.provider, sync)(http_client=http_client, **options)
+    http_client = (httpx2.Client if sync else httpx2.AsyncClient)(transport=ModelTap(inner, trace), timeout=_TIMEOUT)
+    return _client_class(selection.provider, sync)(http_client=http_client, timeout=_TIMEOUT, **options)
 
 
 def _client_class(provider: Provider, sync: bool) -> type:

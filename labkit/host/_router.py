@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import json
 import math
-import re
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -23,21 +22,20 @@ from ._conversation import ToolCall, ToolResult
 from ._gate import GatePolicy, check_call
 from ._guards import Guard
 from ._pool import HOST_SERVER, Route, ServerPool
+from ._sanitise import sanitise, sanitise_data
 
 __all__ = ["ToolRouter", "result_as_data", "truncate"]
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]|\x1b\[[0-9;]*[A-Za-z]")
 
 
 def result_as_data(result: CallToolResult) -> str:
     """What the model is shown of a tool result: its structured data as JSON when there is any,
-    else its text; control characters stripped; images named, not inlined (notebook 02)."""
+    else its text; every string sanitised (no escape sequences or invisible controls); images named, not inlined (notebook 02)."""
     if result.structured_content is not None and not result.is_error:
-        return json.dumps(result.structured_content, ensure_ascii=False)
+        return json.dumps(sanitise_data(result.structured_content), ensure_ascii=False)
     parts = []
     for block in result.content:
         if block.type == "text":
-            parts.append(_CONTROL.sub("", block.text))
+            parts.append(sanitise(block.text))
         elif block.type == "image":
             size = len(base64.b64decode(block.data))
             parts.append(f"[{block.mime_type} image, {size} bytes, kept by the host]")

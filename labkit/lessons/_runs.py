@@ -5,9 +5,10 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
 from ..host import (
+    Api,
     Asker,
     AuditLog,
     Conversation,
@@ -101,6 +102,8 @@ async def run_scenario(
     """
     if scenario not in TASKS:
         raise ValueError(f"unknown scenario {scenario!r}; choose one of {', '.join(SCENARIO_NAMES)}")
+    if api not in get_args(Api):
+        raise ValueError(f"unknown api {api!r}; choose one of {', '.join(get_args(Api))}")
     trace = trace if trace is not None else Trace()
     provider = "anthropic" if api == "anthropic" else "openai"
     client = make_client(provider, trace=trace, scenario=scenario, env=env)

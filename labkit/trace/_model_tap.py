@@ -16,6 +16,7 @@ SIMULATED_MODEL = "teaching-model-SIMULATED"
 """The name the offline teaching model answers to; it says SIMULATED wherever a model name is shown."""
 _SECRET_HEADERS = {"authorization", "x-api-key", "api-key"}
 _SUMMARY_LIMIT = 80
+_RETRY_HEADER = "x-stainless-retry-count"  # both SDKs number every attempt of one call: 0 first, then 1, 2…
 
 
 class ModelTap(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
@@ -74,6 +75,7 @@ class ModelTap(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
                 "body": body,
             },
             answers=answered or None,
+            retry=int(request.headers.get(_RETRY_HEADER, 0)) or None,
         )
 
     def _record_response(self, response: httpx2.Response) -> None:

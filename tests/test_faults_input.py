@@ -1,0 +1,64 @@
+"""Input checked up front: a bad argument fails before any server starts, naming the cause and the valid values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import psutil
+import pytest
+
+from labkit.__main__ import main
+from labkit.host import GatePolicy, Host, ServerSpec, scripted_form
+from labkit.lessons import run_scenario
+from labkit.trace import Trace
+
+LIMIT = 90
+
+
+async def test_an_unknown_api_is_refused_before_any_server_starts() -> None:
+    with pytest.raises(ValueError, match="unknown api 'claude'; choose one of anthropic, chat, responses"):
+        await run_scenario(api="claude")
+    assert not psutil.Process().children(recursive=True)
+
+
+def test_the_cli_refuses_an_out_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    taken = tmp_path / "out"
+    taken.write_text("not a folder")
+    with pytest.raises(SystemExit) as exited:
+        main(["run", "canonical", "--out", str(taken)])
+    assert exited.value.code == 2 and f"--out {taken} is a file" in capsys.readouterr().err
+
+
+def test_the_cli_speaks_the_api_of_the_model_labkit_model_picks(monkeypatch: pytest.MonkeyPatch) -> None:
+    from labkit.__main__ import _api_for_the_model
+
+    monkeypatch.delenv("LABKIT_MODEL", raising=False)
+    assert _api_for_the_model(None) == "anthropic"
+    monkeypatch.setenv("LABKIT_MODEL", "openai:gpt-x")
+    monkeypatch.setenv("OPENAI_API_KEY", "a-key")
+    assert _api_for_the_model(None) == "chat" and _api_for_the_model("responses") == "responses"
+
+
+def test_the_cli_refuses_an_api_the_chosen_model_cannot_speak(monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("LABKIT_MODEL", "openai:gpt-x")
+    monkeypatch.setenv("OPENAI_API_KEY", "a-key")
+    with pytest.raises(SystemExit) as exited:
+        main(["run", "canonical", "--api", "anthropic"])
+    error = capsys.readouterr().err
+    assert exited.value.code == 2
+    assert "LABKIT_MODEL=openai:gpt-x" in error and "--api anthropic" in error and "--api chat or --api responses" in error
+
+
+async def test_a_data_folder_the_charts_server_cannot_write_into_is_named(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The tests run as root, whom permissions do not stop: a file where the spaces folder goes fails the same way.
+    (tmp_path / "spaces").write_text("not a folder")
+    monkeypatch.setenv("LABKIT_DATA_DIR", str(tmp_path))
+    with anyio.fail_after(LIMIT):
+        async with Host(Trace(), [ServerSpec("charts")],
+                        policy=GatePolicy(auto_approve=frozenset({"render_error_trend"})),
+                        elicit=scripted_form({"space": "personal"})) as host:
+            result = await host.call("render_error_trend", {"service": "order-service", "since": "2026-10-29T20:00"})
+    assert result.is_error and f"cannot write into {tmp_path / 'spaces' / 'personal'}" in result.text
