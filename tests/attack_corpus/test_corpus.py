@@ -1,0 +1,105 @@
+"""The independent corpus against the host: each attack succeeds with the defences off and is stopped with them on.
+
+Exceptions are named with their reasons: attacks a host rule stops even with the switchable defences off
+(`ALWAYS_BLOCKED`), and the residual risks notebook 07 teaches (`RESIDUAL`). CI runs one attack per goal
+plus every exception; `LABKIT_FULL_CORPUS=1` runs all of them (about 5 minutes per mode on 2 cores).
+
+Each entry runs in a fresh process (`python -m tests.attack_corpus.runner <name>`) whose environment
+holds the lab's secrets the way a user's host does, with a fresh data folder, a hard timeout, and
+its whole process group killed if it overruns, so no server outlives its test.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from servers.attacks.corpus import CORPUS, Entry
+from tests.attack_corpus.runner import child_env
+
+REPO = Path(__file__).resolve().parents[2]
+HARD_TIMEOUT = 240.0  # seconds per entry, rug pulls launch everything twice; a loaded machine starts servers slowly
+
+
+ALWAYS_BLOCKED = {
+    "proc_sibling_env": "the sealing key goes only to the lab's business servers, so a sibling's environment has none",
+    "forge_sibling_trace": "each server reports into a folder of its own; a line in another's file is never its",
+    "forge_user_consent": "a server's report claiming the user or the host acted is recorded as tap.forged",
+    "forge_minted_state": "an attack server is never given the sealing key, so it cannot mint a state",
+}
+RESIDUAL = {
+    "hijack_outscore": "tool choice: a tool written to out-score the trusted one wins with no instruction at all; "
+                       "the scanner flags it for review, the mitigation is a per-task tool allow-list",
+    "hijack_lookalike": "tool choice: a look-alike name (query_errors_v2) is picked over the trusted tool; "
+                        "same flag and the same mitigation",
+}
+
+
+def _sample() -> list[Entry]:
+    if os.environ.get("LABKIT_FULL_CORPUS"):
+        return list(CORPUS)
+    ready = [e for e in CORPUS if not e.needs and e.name not in ALWAYS_BLOCKED and e.name not in RESIDUAL]
+    one_per_goal = [next(e for e in ready if e.goal == goal) for goal in sorted({e.goal for e in ready})]
+    return one_per_goal + [e for e in CORPUS if e.name in ALWAYS_BLOCKED or e.name in RESIDUAL]
+
+
+def run_in_child(entry: Entry, *, defended: bool = False) -> dict:
+    with tempfile.TemporaryDirectory(prefix="lab07-corpus-") as folder:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "tests.attack_corpus.runner", entry.name, *(["--defended"] if defended else [])],
+            cwd=REPO, env=child_env(Path(folder)), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            start_new_session=True,
+        )
+        try:
+            out, err = process.communicate(timeout=HARD_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            pytest.fail(f"{entry.name} did not finish within {HARD_TIMEOUT:.0f} s")
+        finally:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)  # servers that outlived the runner, if any
+            except ProcessLookupError:
+                pass
+    assert process.returncode == 0, f"runner failed for {entry.name}:\n{err[-3000:]}"
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _param(entry: Entry):
+    marks = [pytest.mark.xfail(reason=f"needs: {entry.needs}", strict=False)] if entry.needs else []
+    return pytest.param(entry, id=entry.name, marks=marks)
+
+
+def test_corpus_is_well_formed() -> None:
+    names = [e.name for e in CORPUS]
+    assert len(names) == len(set(names)) >= 30
+    assert len({e.technique for e in CORPUS}) >= 10
+    assert {e.goal for e in CORPUS} == {1, 2, 3, 4, 5, 6}
+    assert set(ALWAYS_BLOCKED) | set(RESIDUAL) <= set(names)
+
+
+@pytest.mark.parametrize("entry", [_param(e) for e in _sample()])
+def test_attack_succeeds_undefended(entry: Entry) -> None:
+    outcome = run_in_child(entry)
+    if entry.name in ALWAYS_BLOCKED:
+        assert not outcome["succeeded"], f"{entry.name} got through a host rule: {outcome['evidence']}"
+        return
+    assert outcome["succeeded"], (
+        f"{entry.name} ({entry.technique}) did not succeed undefended: error={outcome['error']}, "
+        f"evidence={outcome['evidence']}, answer={outcome['answer'][:300]!r}"
+    )
+
+
+@pytest.mark.parametrize("entry", [_param(e) for e in _sample() if e.name not in ALWAYS_BLOCKED])
+def test_attack_is_stopped_with_every_defence_on(entry: Entry) -> None:
+    outcome = run_in_child(entry, defended=True)
+    if entry.name in RESIDUAL:
+        assert outcome["succeeded"], f"{entry.name} is listed as a residual risk but was stopped: update RESIDUAL"
+        return
+    assert not outcome["succeeded"], (
+        f"{entry.name} ({entry.technique}) got through every defence: evidence={outcome['evidence']}")
