@@ -25,4 +25,4 @@ python3 -m venv "$WORK/venv"
   $(grep -E '^(pytest|anyio)==' requirements.txt)
 
 LAB_PYTHON="$PWD/.venv/bin/python" CHROMIUM=/usr/bin/chromium \
-  timeout -s INT -k 30 600 "$WORK/venv/bin/python" -m pytest --confcutdir=tests/browser tests/browser -v -s
+  timeout -s INT -k 30 600 "$WORK/venv/bin/python" -m pytest --confcutdir=tests/browser tests/browser -v -s "$@"

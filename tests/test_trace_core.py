@@ -145,7 +145,7 @@ async def test_table_and_diagram_follow_recorded_order(tmp_path):
     assert type(frame[["from", "to"]]) is pd.DataFrame, "anything derived is a plain DataFrame"
     assert list(frame.index) == [e.seq for e in trace]
     source = sequence_diagram(trace).source
-    assert source.startswith("sequenceDiagram")
+    assert source.splitlines()[1] == "sequenceDiagram"
     assert "participant client as MCP client" in source and "participant server as MCP server" in source
     arrows = re.findall(r"^\s+(\w+)(-->>|->>)(\w+): \[(\d+)\]", source, flags=re.M)
     expected = [(e.src, "-->>" if e.is_reply else "->>", e.dst, str(e.seq)) for e in trace if e.src != e.dst]

@@ -21,7 +21,6 @@ SCRIPTED_USER_ENV = "LABKIT_SCRIPTED_USER"
 _OPEN: dict[int, asyncio.Future[dict[str, Any] | None]] = {}
 """Every form still waiting for a click: a newer form (Run All again) declines them, so no run waits on a lost form."""
 _IDS = itertools.count(1)
-_SHOWN_WITHIN = 15.0  # seconds for JupyterLab to draw a form; one not drawn by then is in a cell re-run since
 
 
 def scripted_user_active() -> bool:
@@ -117,9 +116,7 @@ def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor
         submit.on_click(on_submit)
         decline.on_click(lambda _: answer.done() or answer.set_result(None))
         try:
-            await asyncio.wait([answer], timeout=_SHOWN_WITHIN)
-            if not seen["views"] and not answer.done():
-                answer.set_result(None)  # nobody sees it: its cell was re-run (Run All again) before it was drawn
+            # No "never drawn" cut-off: JupyterLab draws a cell's output only when it scrolls near it.
             result = await asyncio.wait_for(answer, timeout)
         except asyncio.TimeoutError:
             result = None

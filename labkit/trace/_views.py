@@ -97,6 +97,11 @@ class Diagram:
         return path
 
 
+# Six lifelines are scaled down to fit a notebook cell; larger text and narrower boxes keep labels ≥ 11 px there.
+_MERMAID_INIT = ('%%{init: {"sequence": {"messageFontSize": 21, "noteFontSize": 19, "actorFontSize": 18, '
+                 '"width": 110, "actorMargin": 24, "diagramMarginX": 8}}}%%')
+
+
 def sequence_diagram(trace: Trace | Iterable[Event], *, numbered: bool = True, **filters: Any) -> Diagram:
     """The events as a Mermaid `sequenceDiagram`, arrows in recorded order (notebook 00).
 
@@ -106,7 +111,7 @@ def sequence_diagram(trace: Trace | Iterable[Event], *, numbered: bool = True, *
     """
     events = select(trace, **filters)
     present = {a for e in events for a in (e.src, e.dst)}
-    lines = ["sequenceDiagram"]
+    lines = [_MERMAID_INIT, "sequenceDiagram"]
     lines += [f"    participant {a} as {ACTOR_LABELS[a]}" for a in ACTORS if a in present]
     current_round = None
     first, last = _span(present)
