@@ -197,3 +197,24 @@ async def test_the_taxonomy_is_built_from_the_runs(hang, crash, flood, loop, pro
     assert table.loc["unknown method", "what the model sees"] == "nothing: no model in this run"
     with pytest.raises(ValueError, match="no failure"):
         classify("healthy", Trace())
+
+
+async def test_the_taxonomy_tells_the_hosts_refusal_of_an_unlisted_tool_from_the_servers_unknown_tool():
+    refused = await run_scenario("unknown-tool")
+    bare = Trace()
+    async with Client(stdio_transport("logs", bare)) as logs:
+        with pytest.raises(MCPError):
+            await logs.call_tool("query_error_logs", {})
+    table = failure_table({"host": refused.trace, "server": bare})
+    assert table["kind"].to_dict() == {"host": "unlisted tool", "server": "unknown tool"}
+    assert table.loc["host", "wire shape"].endswith("tools/call sent for it: 0")
+    assert table.loc["host", "what the model sees"].startswith("The host did not run query_error_logs")
+    assert table.loc["server", "wire shape"] == "error -32602 'Unknown tool: query_error_logs'"
+
+
+async def test_an_http_crash_is_classified_as_a_crash_from_the_unanswered_request():
+    trace = Trace()
+    async with Host(trace, [ServerSpec("faulty", transport="http")], policy=FAULTY) as host:
+        await host.call("crash_now")
+    row = classify("http crash", trace)
+    assert row.kind == "crash" and row.wire == "no reply; the HTTP request 'POST /mcp tools/call' got no response"

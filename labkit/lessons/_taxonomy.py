@@ -18,7 +18,8 @@ _MARKER = "[truncated by the host"
 _UNKNOWN_TOOL = "Unknown tool"
 _WHO_FIXES = {
     "execution error": "the model: it changes its arguments",
-    "unknown tool": "the model picks a listed tool; the host offers only listed tools",
+    "unlisted tool": "the model picks a listed tool; the host refuses any other name (fail closed)",
+    "unknown tool": "the client's developer: call only a tool the server listed",
     "unknown method": "the client's developer: call a method the server has",
     "invalid params": "the client's developer: send the request in the schema's shape",
     "protocol error": "the client's or the server's developer",
@@ -92,8 +93,10 @@ def _first_failure(events: list[Event]) -> tuple[str, Event] | None:
         payload = event.payload if isinstance(event.payload, dict) else {}
         if event.kind == "host.stop":
             return "endless loop", event
-        if event.kind == "transport.closed":
+        if event.kind in ("transport.closed", "host.restart"):  # over HTTP a crash shows only as the restart
             return "crash", event
+        if event.kind == "host.gate" and (event.meta.get("outcome"), event.meta.get("by")) == ("blocked", "tool list"):
+            return "unlisted tool", event
         if event.kind == "jsonrpc.notification" and event.src == "client" and event.name == "notifications/cancelled":
             return "timeout", event
         if event.kind == "host.truncate":
@@ -124,8 +127,16 @@ def _wire(kind: str, event: Event, events: list[Event]) -> str:
         code = (handled[0].payload or {}).get("code") if handled else None
         raised = f"; the client's SDK raised {code} itself" if code is not None else ""
         return f"no reply; the client sent notifications/cancelled for id {payload['params']['requestId']}{raised}"
-    if kind == "crash":
+    if kind == "crash" and event.kind == "transport.closed":
         return f"no reply; the stream from the server ended ({event.summary.split(':')[0]})"
+    if kind == "crash":
+        posts = [e for e in events if e.kind in ("http.request", "http.response") and e.seq < event.seq]
+        if posts and posts[-1].kind == "http.request":
+            return f"no reply; the HTTP request {posts[-1].summary!r} got no response"
+        return "no reply; the host restarted the server"
+    if kind == "unlisted tool":
+        sent = [e for e in events if e.kind == "jsonrpc.request" and e.name == event.name]
+        return f"nothing: the host refused {event.name} itself; tools/call sent for it: {len(sent)}"
     if kind == "oversized result":
         sent = [e for e in events if e.kind == "jsonrpc.response" and e.src == "server" and e.seq < event.seq][-1]
         return f"result of {len(_result_text(sent.payload['result'])):,} characters, isError: false"
@@ -143,6 +154,8 @@ def _seen_by(kind: str, event: Event, results: list[str], model_asked: bool) -> 
         return "the host, then the user (the host's final message)"
     if kind == "oversized result":
         return "the host; the model gets the cut text"
+    if kind == "unlisted tool":
+        return "the host; the model gets the list of tools it can use"
     if not model_asked:
         return "the host only: no model call was involved"
     return "the host; the model gets the host's account, not the error"
