@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -21,7 +20,7 @@ _KINDS = ("host.pin", "host.scan", "host.hints", "host.gate", "host.approval", "
           "host.note", "user.answer", "server.received")
 _LIMIT = 150
 _VALUE_LIMIT = 40
-_NOTEWORTHY = re.compile(r"\b(withheld|changed|ignores)\b")
+_NOTEWORTHY = frozenset({"withheld", "ignored", "refused", "blocked"})
 
 
 def _said(event: Event) -> str:
@@ -52,7 +51,7 @@ def _shown(event: Event) -> bool:
 
 def _routine(event: Event) -> bool:
     """A start-up event that says all is well (tools listed clean, pins unchanged, first-use approvals)."""
-    return event.round == 0 and not _NOTEWORTHY.search(event.summary)
+    return event.round == 0 and event.meta.get("outcome") not in _NOTEWORTHY and not event.meta.get("changed")
 
 
 def story(run: AttackRun, *, everything: bool = False) -> pd.DataFrame:

@@ -123,12 +123,15 @@ class PinGuard(Guard):
                               server=server, outcome="allowed", by=self.name)
             return tools
         self.prompts.append((server, changes))
+        changed = any(c.kind == "changed" for c in changes)  # a definition differs from what a person approved
         self.trace.record("host", "user", "host.pin", f"asks to approve {server}: "
-                          + "; ".join(c.summary for c in changes), payload=[c.__dict__ for c in changes], server=server)
+                          + "; ".join(c.summary for c in changes), payload=[c.__dict__ for c in changes], server=server,
+                          changed=changed)
         approved = await self.approve(server, changes)
         verdict = "approved" if approved else "refused"
         said = f"{verdict} {server}: " + "; ".join(c.summary for c in changes)
-        self.trace.record("user", "host", "user.answer", said, server=server, outcome=verdict, by="user")
+        self.trace.record("user", "host", "user.answer", said, server=server, outcome=verdict, by="user",
+                          changed=changed)
         if approved:
             for change in changes:
                 self.store.put(server, change.tool, change.new, checked[change.tool][1])

@@ -108,6 +108,7 @@ class Meta(StrEnum):
     BY = "by"
     SIMULATED = "simulated"
     CALL_IDS = "call_ids"
+    CHANGED = "changed"
 
 
 class Outcome(StrEnum):
