@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_types import CallToolResult, TextContent
 
-from ..host import AuditLog, Host, ToolCall, check_call, needs_approval, result_as_data
+from ..host import AuditLog, Host, ToolCall, ToolRouter, check_call, needs_approval, result_as_data
 from ..trace import Trace
 from ._approval import ApprovalDesk, render_arguments
 from ._hidden import count_hidden, reveal
@@ -139,18 +139,17 @@ async def _audited(host: Host) -> Answer:
     async def refuse(server: str, tool: str, arguments: dict[str, Any]) -> bool:
         return False
 
-    saved = router.trace, router.audit, router.policy
-    router.trace, router.audit = Trace(), AuditLog()
-    router.policy = replace(saved[2], approver=refuse, auto_approve=frozenset())
-    try:
-        await router.execute(ToolCall("probe-1", target[0], wrong))  # blocked by the schema check
-        if writer is None:  # nothing needs approval: block the second probe with an empty allow-list
-            router.policy = replace(router.policy, allowed_tools=frozenset())
-        name, tool = writer or target
-        await router.execute(ToolCall("probe-2", name, _valid_arguments(tool.input_schema)))
-        lines = router.audit.entries
-    finally:
-        router.trace, router.audit, router.policy = saved
+    # A router of its own, built like the host's (same pool and guards), with a refusing person and its own
+    # trace and audit: the probes leave the host exactly as it was.
+    refusing = replace(router.policy, approver=refuse, auto_approve=frozenset(), approve_all=False)
+    probe = ToolRouter(Trace(), AuditLog(), refusing, pool, call_timeout=router.call_timeout,
+                       max_result_chars=router.max_result_chars, guards=router.guards)
+    await probe.execute(ToolCall("probe-1", target[0], wrong))  # blocked by the schema check
+    name, tool = writer or target
+    if writer is None:  # nothing needs approval: an empty allow-list blocks the second probe
+        probe.policy = replace(refusing, allowed_tools=frozenset())
+    await probe.execute(ToolCall("probe-2", name, _valid_arguments(tool.input_schema)))
+    lines = probe.audit.entries
     complete = all(e.server and e.tool and e.args_hash and e.decision and e.outcome for e in lines)
     decisions = ", ".join(f"{e.tool}: {e.decision}, {e.outcome}" for e in lines)
     return Answer(QUESTIONS[4], len(lines) == 2 and complete, f"2 probe calls gave {len(lines)} audit line(s), each "
