@@ -135,6 +135,12 @@ class Host:
         self._calls += 1
         return await self.router.execute(ToolCall(f"host-call-{self._calls}", tool, dict(arguments or {})))
 
+    async def get_prompt(self, server: str, name: str, arguments: dict[str, Any] | None = None) -> Any:
+        """A prompt from one connected server (the user's or a skill's choice, notebook 06); KeyError if none."""
+        if server not in self.pool.servers:
+            raise KeyError(server)
+        return await self.pool.client(server).get_prompt(name, arguments or {})
+
     async def run(self, task: str, conversation: Any) -> RunResult:
         """The loop of notebook 03, from the user's question to delivery or the round cap."""
         self.trace.round = 1

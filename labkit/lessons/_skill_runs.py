@@ -92,13 +92,15 @@ async def run_with_skills(
     trace = trace if trace is not None else Trace()
     provider = "anthropic" if api == "anthropic" else "openai"
     client = make_client(provider, trace=trace)
-    loader = SkillLoader(skills, trace, prompts=True)
+    async def ask_server(server: str, name: str, arguments: dict[str, Any]) -> Any:
+        return await host.get_prompt(server, name, arguments)  # the host below; the model asks only while it runs
+
+    loader = SkillLoader(skills, trace, ask_server=ask_server)
     system = loader.system_prompt(base_prompt)
     async with Host(
         trace, [ServerSpec(name) for name in servers], policy=GatePolicy(approver=approver),
         local_tools=[*loader.tools, *local_tools], required_tools=required_tools, ask_user=ask_user, elicit=elicit,
     ) as host:
-        loader.attach(host)
         conversation = Conversation(client, select_model(provider).model, host.tools, system=system, api=api)
         result = await host.run(question, conversation)
     return SkillRun(question, trace, result, host.audit, loader)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from mcp_types import Tool, ToolAnnotations
+from mcp_types import GetPromptResult, Tool, ToolAnnotations
 
 from ..host import LocalTool, LocalToolResult
 from ..trace import Trace, estimate_tokens
@@ -15,25 +16,24 @@ __all__ = ["SkillLoader"]
 _READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 
 
+PromptAsker = Callable[[str, str, dict[str, Any]], Awaitable[GetPromptResult]]
+"""Fetches (server, prompt name, arguments) from a connected server: `Host.get_prompt`; KeyError if not connected."""
+
+
 class SkillLoader:
     """Progressive loading, every load recorded in the trace with its tier, bytes and estimated tokens (notebook 06).
 
     Tier 1: `system_prompt(base)` adds the catalog (names and descriptions). Tier 2: the model calls
     `load_skill(name)` and gets the skill's body. Tier 3: the model calls
     `read_skill_resource(skill, path)` for one file of a loaded skill, or `get_skill_prompt(...)` for
-    an MCP prompt a loaded skill names (after `attach(host)`). The host answers all three itself.
+    an MCP prompt a loaded skill names, fetched through `ask_server` (e.g. `Host.get_prompt`). The host answers all three itself.
     """
 
-    def __init__(self, library: SkillLibrary, trace: Trace, *, prompts: bool = False) -> None:
+    def __init__(self, library: SkillLibrary, trace: Trace, *, ask_server: PromptAsker | None = None) -> None:
         self.library = library
         self.trace = trace
-        self.prompts = prompts
+        self.ask_server = ask_server
         self.loaded: list[str] = []
-        self._host: Any = None
-
-    def attach(self, host: Any) -> None:
-        """Give `get_skill_prompt` the host's MCP clients (call it inside `async with Host(...) as host`)."""
-        self._host = host
 
     def system_prompt(self, base: str) -> str:
         """`base` followed by the tier-1 catalog; records what the catalog adds to every request."""
@@ -65,7 +65,7 @@ class SkillLoader:
                 }, "required": ["skill", "path"]},
                 annotations=_READ_ONLY), self._read),
         ]
-        if self.prompts:
+        if self.ask_server is not None:
             tools.append(LocalTool(Tool(
                 name="get_skill_prompt",
                 description=("Get a prompt template from a connected MCP server when a loaded skill's method names it "
@@ -106,10 +106,11 @@ class SkillLoader:
         named = any(f"{server}/{name}(" in self.library.get(s).body for s in self.loaded)
         if not named:
             return self._refuse(f"no loaded skill names the prompt {server}/{name}; the host fetches only those")
-        if self._host is None or server not in self._host.pool.servers:
-            return self._refuse(f"the host is not connected to a server called {server!r}")
+        assert self.ask_server is not None  # the tool is offered only with one
         try:
-            result = await self._host.pool.client(server).get_prompt(name, arguments.get("arguments") or {})
+            result = await self.ask_server(server, name, arguments.get("arguments") or {})
+        except KeyError:
+            return self._refuse(f"the host is not connected to a server called {server!r}")
         except Exception as error:  # the server's protocol error, shown to the model as a refusal
             return self._refuse(f"the {server} server refused the prompt {name}: {error}")
         text = "\n".join(m.content.text for m in result.messages if getattr(m.content, "type", "") == "text")
