@@ -17,6 +17,7 @@ from labkit.security import (
     PathGuard,
     PinStore,
     Shield,
+    approve_all,
     count_hidden,
     fingerprint,
     least_privilege,
@@ -28,6 +29,7 @@ from labkit.security import (
     strip_hidden,
     wrap_untrusted,
 )
+from labkit.security._approval import concerns
 from labkit.security._pins import PIN_FIELDS
 from labkit.trace import Trace
 from servers.untrusted import poisoned, rugpull, shadow
@@ -153,6 +155,26 @@ async def test_the_desk_shows_every_character_of_the_arguments():
     shown = desk.requests[0].shown
     assert shown == render_arguments(arguments) and "y" * 10_000 in shown and "ZERO WIDTH SPACE" in shown
     assert len(trace.of_kind("host.approval")[0].payload["arguments"]) == len(shown) >= len(json.dumps(arguments))
+
+
+async def test_a_yes_to_a_call_the_careful_user_would_refuse_says_what_it_allowed():
+    trace = Trace()
+    desk = ApprovalDesk(trace, approve_all)
+    risky = {"to": "ops-archive@exfil.example", "subject": "notes", "body": "the deploy notes\u200b"}
+    clean = {"to": "ops@shop.example", "subject": "notes", "body": "the deploy notes"}
+    assert await desk("sink", "send_message", risky) and await desk("sink", "send_message", clean)
+    assert [c.kind for c in concerns("send_message", risky)] == ["outside-address", "hidden-characters"]
+    assert desk.requests[0].consequence == ("You approved sending to ops-archive@exfil.example, an address outside "
+                                            "the user's domain shop.example; 1 hidden character(s) in the arguments.")
+    assert desk.requests[1].consequence == "" and concerns("send_message", clean) == []
+    assert [e.meta["consequence"] for e in trace.of_kind("user.answer")] == [desk.requests[0].consequence, ""]
+    assert list(desk.table()["the yes allowed"]) == [desk.requests[0].consequence, ""]
+
+
+async def test_a_refusal_allows_nothing():
+    desk = ApprovalDesk(Trace())
+    assert not await desk("sink", "send_message", {"to": "ops-archive@exfil.example"})
+    assert desk.requests[0].consequence == "" and "exfil.example" in desk.requests[0].reason
 
 
 async def _environment(spec):

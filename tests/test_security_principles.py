@@ -13,7 +13,7 @@ import pytest
 from mcp_types import Tool
 
 from labkit.host import Host, LocalTool, LocalToolResult, ServerSpec, ToolCall, confinement
-from labkit.host._launch import LAB_SHARED_ENV
+from labkit.host._launch import DEFAULT_DATA_DIR, LAB_SHARED_ENV, server_env
 from labkit.lessons import KEY_CANARY, benign_tools, false_flags, prepare_lab
 from labkit.lessons._security_lab import PRIVATE_KEY, GroundTruth
 from labkit.security import (
@@ -138,6 +138,15 @@ async def test_the_untrusted_wrapper_survives_truncation():
 async def _environment_of(spec: ServerSpec) -> dict:
     async with Host(Trace(), [spec]) as host:
         return (await host.pool.client(spec.name).call_tool("environment", {})).structured_content
+
+
+def test_a_lab_server_is_told_its_data_folder_even_when_it_is_the_default(monkeypatch):
+    """A confined server can write only the folders its environment names: the default one must be named too."""
+    monkeypatch.delenv("LABKIT_DATA_DIR")
+    assert server_env(ServerSpec("untrusted.rugpull"))["LABKIT_DATA_DIR"] == str(DEFAULT_DATA_DIR)
+    assert "LABKIT_DATA_DIR" not in server_env(ServerSpec("time", command="mcp-server-time"))
+    monkeypatch.setenv("LABKIT_DATA_DIR", "/elsewhere")
+    assert server_env(ServerSpec("logs"))["LABKIT_DATA_DIR"] == "/elsewhere"
 
 
 async def test_an_untrusted_server_gets_no_sealing_key_and_no_labkit_path_it_was_not_given(monkeypatch):

@@ -23,13 +23,16 @@ from ._sandbox import sandboxed
 from ._start_errors import ServerStartError, StartRecord
 
 __all__ = [
-    "LAB_SHARED_ENV", "REPO_ROOT", "SEALING_KEY_ENV", "TRANSPORTS", "WORKDIR_ENV", "ServerSpec", "free_port", "http_server", "server_env", "stdio_params",
+    "DEFAULT_DATA_DIR", "LAB_SHARED_ENV", "REPO_ROOT", "SEALING_KEY_ENV", "TRANSPORTS", "WORKDIR_ENV", "ServerSpec", "free_port", "http_server", "server_env", "stdio_params",
 ]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 WORKDIR_ENV = "LABKIT_WORKDIR"
+DATA_DIR_ENV = "LABKIT_DATA_DIR"
+DEFAULT_DATA_DIR = REPO_ROOT / "data"
+"""Where the lab's servers keep their business systems when the host's environment names no other folder."""
 SEALING_KEY_ENV = "LABKIT_REQUEST_STATE_KEY"
-LAB_SHARED_ENV = ("LABKIT_DATA_DIR", "LABKIT_REQUEST_STATE_TTL", WORKDIR_ENV)
+LAB_SHARED_ENV = (DATA_DIR_ENV, "LABKIT_REQUEST_STATE_TTL", WORKDIR_ENV)
 """The host variables every lab server is given: where the business systems are, and how long a seal lasts."""
 TRANSPORTS = ("stdio", "http")
 _PASSED_THROUGH = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "SYSTEMROOT")
@@ -111,6 +114,9 @@ def server_env(spec: ServerSpec) -> dict[str, str]:
     env = {k: os.environ[k] for k in _PASSED_THROUGH if k in os.environ}
     env.update({k: os.environ[k] for k in spec.inherited if k in os.environ})
     if spec.lab_server:
+        if DATA_DIR_ENV in spec.inherited:
+            # named even when it is the default: a sandbox makes writable only the folders the environment names
+            env.setdefault(DATA_DIR_ENV, str(DEFAULT_DATA_DIR))
         env["PYTHONPATH"] = str(REPO_ROOT)
         env["PYTHONUNBUFFERED"] = "1"
     env.update(spec.env)

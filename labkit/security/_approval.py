@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Any
 from ..host import argument_hash, scripted_user_active
 from ._scanner import POWER_NAME
 from ..trace import Trace
-from ._hidden import reveal
+from ._hidden import count_hidden, reveal
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ApprovalDesk", "ApprovalRequest", "Decider", "approve_all", "careful_user", "render_arguments"]
+__all__ = ["ApprovalDesk", "ApprovalRequest", "Concern", "Decider", "approve_all", "careful_user", "concerns",
+           "consequence", "render_arguments"]
 
 Decider = Callable[[str, str, dict[str, Any]], tuple[bool, str]]
 """(server, tool, arguments) → (approve?, why): a scripted person's rule."""
@@ -38,19 +39,48 @@ def render_arguments(arguments: dict[str, Any]) -> str:
     return reveal(json.dumps(arguments, indent=2, ensure_ascii=False))
 
 
-def careful_user(server: str, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
-    """The scripted person: reads the effective call (full tool name, arguments with the server's defaults);
-    refuses a tool claiming powers over the host, a key, or an address outside shop.example (notebook 07)."""
+@dataclass(frozen=True)
+class Concern:
+    """One thing in a call the careful user would not let through: why it is refused, and what a yes allows."""
+
+    kind: str  # "power-name", "private-key", "outside-address" or "hidden-characters"
+    refusal: str
+    allowed: str
+
+
+def concerns(tool: str, arguments: dict[str, Any]) -> list[Concern]:
+    """What the careful user's rules find in the effective call: a tool claiming powers over the host, a key,
+    an address outside shop.example, hidden characters (notebook 07)."""
+    found = []
     if match := POWER_NAME.search(tool):
-        return False, f"the tool's name claims {match.group()!r}; nothing in this task needs that"
+        found.append(Concern("power-name", f"the tool's name claims {match.group()!r}; nothing in this task needs "
+                             "that", f"a tool whose name claims {match.group()!r}"))
     text = json.dumps(arguments, ensure_ascii=False)
     if _PRIVATE_KEY.search(text):
-        return False, "the arguments contain a private key"
+        found.append(Concern("private-key", "the arguments contain a private key", "a private key in the arguments"))
     for match in _ADDRESS.finditer(text):
         domain = (match.group(1) or match.group(2)).lower()
         if domain != HOME_DOMAIN and not domain.endswith("." + HOME_DOMAIN):
-            return False, f"it would send something to {domain}, outside {HOME_DOMAIN}"
+            found.append(Concern("outside-address", f"it would send something to {domain}, outside {HOME_DOMAIN}",
+                                 f"sending to {match.group()}, an address outside the user's domain {HOME_DOMAIN}"))
+    if hidden := count_hidden(text):
+        found.append(Concern("hidden-characters", f"the arguments hide {hidden} invisible character(s)",
+                             f"{hidden} hidden character(s) in the arguments"))
+    return found
+
+
+def careful_user(server: str, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
+    """The scripted person: reads the effective call (full tool name, arguments with the server's defaults) and
+    refuses at the first of its `concerns` (notebook 07)."""
+    if found := concerns(tool, arguments):
+        return False, found[0].refusal
     return True, "nothing in the arguments leaves the company"
+
+
+def consequence(tool: str, arguments: dict[str, Any]) -> str:
+    """What a yes to this call allows, in one sentence, or "" when the careful user would see nothing wrong."""
+    found = concerns(tool, arguments)
+    return f"You approved {'; '.join(c.allowed for c in found)}." if found else ""
 
 
 def approve_all(server: str, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
@@ -69,6 +99,8 @@ class ApprovalRequest:
     approved: bool
     reason: str
     by: str
+    consequence: str = ""
+    """What the yes allowed that the careful user's rules would have refused ("" for a refusal or a clean call)."""
 
 
 class ApprovalDesk:
@@ -89,13 +121,16 @@ class ApprovalDesk:
         self.trace.record("host", "user", "host.approval", f"asks to approve {tool} on {server}, showing all "
                           f"{len(shown)} characters of its arguments", name=tool, payload={"arguments": shown})
         approved, reason = self.decide(server, tool, arguments)
+        if_yes = consequence(tool, arguments)
         by = "scripted user"
         if self.widget:
-            approved, reason, by = await self._ask_widget(server, tool, shown, approved, reason)
-        self.requests.append(ApprovalRequest(server, tool, argument_hash(arguments), shown, approved, reason, by))
+            approved, reason, by = await self._ask_widget(server, tool, shown, approved, reason, if_yes)
+        allowed = if_yes if approved else ""
+        self.requests.append(ApprovalRequest(server, tool, argument_hash(arguments), shown, approved, reason, by,
+                                             allowed))
         verdict = "approved" if approved else "refused"
         self.trace.record("user", "host", "user.answer", f"{verdict} {tool}: {reason}", name=tool, outcome=verdict,
-                          by=by)
+                          by=by, consequence=allowed)
         return approved
 
     def approved(self, server: str, tool: str, arguments: dict[str, Any]) -> bool:
@@ -105,15 +140,16 @@ class ApprovalDesk:
         return bool(same) and same[-1].approved
 
     def table(self) -> pd.DataFrame:
-        """One row per question: server, tool, argument hash, characters shown, answer, reason, by whom."""
+        """One row per question: server, tool, argument hash, characters shown, answer, reason, by whom, and what
+        a yes allowed that the careful user would have refused."""
         import pandas as pd
-        rows = [{"server": r.server, "tool": r.tool, "args_hash": r.args_hash, "shown_chars": len(r.shown),
-                 "answer": "approved" if r.approved else "refused", "reason": r.reason, "by": r.by}
-                for r in self.requests]
-        return pd.DataFrame(rows, columns=["server", "tool", "args_hash", "shown_chars", "answer", "reason", "by"])
+        columns = ["server", "tool", "args_hash", "shown_chars", "answer", "reason", "by", "the yes allowed"]
+        rows = [[r.server, r.tool, r.args_hash, len(r.shown), "approved" if r.approved else "refused", r.reason, r.by,
+                 r.consequence] for r in self.requests]
+        return pd.DataFrame(rows, columns=columns)
 
-    async def _ask_widget(self, server: str, tool: str, shown: str, approved: bool,
-                          reason: str) -> tuple[bool, str, str]:
+    async def _ask_widget(self, server: str, tool: str, shown: str, approved: bool, reason: str,
+                          if_yes: str) -> tuple[bool, str, str]:
         import ipywidgets as widgets
         from IPython.display import display
 
@@ -125,6 +161,8 @@ class ApprovalDesk:
         display(widgets.VBox([question, widgets.HBox([approve, refuse]), status]))
         if _nobody_can_click():
             status.value = f"answered by the scripted user (CI): {'approved' if approved else 'refused'} ({reason})"
+            if approved and if_yes:
+                status.value += f" {if_yes}"
             return approved, reason, "scripted user"
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         approve.on_click(lambda _: answer.done() or answer.set_result(True))
@@ -135,5 +173,5 @@ class ApprovalDesk:
             clicked = False
         for button in (approve, refuse):
             button.disabled = True
-        status.value = "approved" if clicked else "refused"
+        status.value = (if_yes or "approved") if clicked else "refused"
         return clicked, "your click" if clicked or answer.done() else "no answer in time", "person"
