@@ -44,8 +44,11 @@ def sandboxed(command: Sequence[str], env: Mapping[str, str], cwd: str | None, h
     home = os.path.expanduser("~")
     arguments = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
                  "--tmpfs", home, "--unshare-all", "--die-with-parent", "--new-session"]
-    readable = [str(Path(__file__).resolve().parents[2]), sys.prefix, sys.base_prefix]
-    arguments += [a for path in readable if path.startswith(home) for a in ("--ro-bind", path, path)]
+    # The lab, its venv and Python stay visible even where they live under a folder replaced above (a clone in /tmp).
+    masked = [Path(home), Path("/tmp")]
+    readable = [Path(__file__).resolve().parents[2], Path(sys.prefix), Path(sys.base_prefix)]
+    arguments += [a for path in readable if any(path.is_relative_to(m) for m in masked)
+                  for a in ("--ro-bind", str(path), str(path))]
     writable = [env[k] for k in _DATA_ENV if k in env]
     if "LABKIT_EVENTS_FILE" in env:
         writable.append(str(Path(env["LABKIT_EVENTS_FILE"]).parent))
