@@ -56,7 +56,7 @@ def _has_prose(code: str) -> bool:
 
 
 def messages_of(path: Path) -> list[tuple[str, int]]:
-    """The translatable cells of one notebook: (source, cell index)."""
+    """The translatable cells of one notebook: (source, cell index from 0)."""
     notebook = nbformat.read(path, as_version=4)
     return [(cell.source, index) for index, cell in enumerate(notebook.cells)
             if cell.source.strip() and (cell.cell_type == "markdown" or (cell.cell_type == "code" and _has_prose(cell.source)))]
@@ -70,7 +70,7 @@ def _catalog(domain: str) -> Catalog:
 def _write(catalog: Catalog, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()
-    write_po(buffer, catalog, width=0, sort_by_file=True, include_previous=True)
+    write_po(buffer, catalog, width=0, include_previous=True)
     path.write_bytes(buffer.getvalue())
 
 
@@ -91,12 +91,12 @@ def _templates() -> dict[Path, Catalog]:
     for path in english_notebooks():
         catalog = by_stem.setdefault(path.stem, _catalog(path.stem))
         for source, index in messages_of(path):
-            catalog.add(source, locations=[(str(path.relative_to(ROOT)), index)])
+            catalog.add(source, locations=[(str(path.relative_to(ROOT)), index + 1)])
     for stem, catalog in by_stem.items():
         templates[LOCALE / LANGUAGE / f"{stem}.po"] = catalog
     readme = _catalog("README")
     for source, index in _readme_blocks():
-        readme.add(source, locations=[("README.md", index)])
+        readme.add(source, locations=[("README.md", index + 1)])
     templates[LOCALE / LANGUAGE / "README.po"] = readme
     return templates
 

@@ -29,7 +29,7 @@ class Step:
     seqs: tuple[int, ...]
 
 
-def group_steps(trace: Trace | Iterable[Event]) -> list[Step]:
+def group_steps(trace: Trace | Iterable[Event], *, final_handoff: str = "model") -> list[Step]:
     """Group the task's events (round 1 on; setup is round 0) into steps (notebook 03).
 
     The rules, in order:
@@ -39,9 +39,12 @@ def group_steps(trace: Trace | Iterable[Event]) -> list[Step]:
        open a step of their own.
     3. Writing tool results back and asking the model again is one host step — unless the model
        then answers without calling a tool: that last hand-off is part of the model's final answer.
+       This rule is a choice (the article's): `final_handoff="host"` counts that hand-off for the host.
     """
+    if final_handoff not in ("model", "host"):
+        raise ValueError(f"final_handoff={final_handoff!r}: use 'model' (the article's count) or 'host'")
     events = [e for e in select(trace) if e.round >= 1]
-    owners = _owners(events)
+    owners = _owners(events, final_handoff)
     groups: list[tuple[str, list[Event]]] = []
     for event, owner in zip(events, owners):
         if groups and groups[-1][0] == owner and not _opens_step(event):
@@ -67,10 +70,10 @@ def steps_table(steps: Iterable[Step]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["step", "actor", "summary", "events"]).set_index("step")
 
 
-def _owners(events: list[Event]) -> list[str]:
+def _owners(events: list[Event], final_handoff: str) -> list[str]:
     owners = ["host" if e.src == "client" else e.src for e in events]
     for i, event in enumerate(events):
-        if event.kind == "host.writeback" and _final_answer_follows(events, i):
+        if final_handoff == "model" and event.kind == "host.writeback" and _final_answer_follows(events, i):
             for j in range(i, _next_model_response(events, i)):
                 owners[j] = "model"
     return owners
