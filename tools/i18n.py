@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import io
+import os
 import re
 import sys
 import tokenize
@@ -142,6 +143,24 @@ def compile_mo() -> None:
     po_path.with_suffix(".mo").write_bytes(buffer.getvalue())
 
 
+_BLOCK_START = re.compile(r"\s*([-*+>|#]|\d+\.|</?\w|```)")
+
+
+def _unwrap(markdown: str) -> str:
+    """Join a line wrapped inside Chinese text to the next (a newline there would render as a stray space)."""
+    lines = markdown.split("\n")
+    joined, fenced = [lines[0]], lines[0].startswith("```")
+    for line in lines[1:]:
+        previous = joined[-1]
+        if not fenced and previous and line and _CJK.match(previous[-1]) and _CJK.match(line.lstrip()[:1] or " ") \
+                and not _BLOCK_START.match(line):
+            joined[-1] = previous + line.lstrip()
+        else:
+            joined.append(line)
+        fenced ^= line.lstrip().startswith("```")
+    return "\n".join(joined)
+
+
 def translated_notebook(source: Path) -> nbformat.NotebookNode:
     """The Chinese notebook's cells from the English one and its catalog (outputs are the executor's)."""
     catalog = _read(LOCALE / LANGUAGE / f"{source.stem}.po")
@@ -149,7 +168,7 @@ def translated_notebook(source: Path) -> nbformat.NotebookNode:
     for cell in notebook.cells:
         message = catalog.get(cell.source)
         if message is not None and message.string and not message.fuzzy:
-            cell.source = message.string
+            cell.source = _unwrap(message.string) if cell.cell_type == "markdown" else message.string
     notebook.metadata["language"] = FOLDER
     return notebook
 
@@ -159,15 +178,31 @@ def _is_prose(text: str) -> bool:
 
 
 class _Sentences(ast.NodeTransformer):
-    """Replace every sentence by a marker; an f-string keeps only its placeholders (a translation may reorder them)."""
+    """Replace every sentence by a marker; an f-string keeps only its placeholders (a translation may reorder them).
+
+    A string handed straight to `print` is a label whatever its length (`"model:"`), so it may change too."""
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        if isinstance(node.func, ast.Name) and node.func.id == "print":
+            node.args = [self._label(argument) for argument in node.args]
+        return self.generic_visit(node)
+
+    def _label(self, node: ast.expr) -> ast.expr:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return ast.Constant("<sentence>")
+        if isinstance(node, ast.JoinedStr):
+            return self._holes(node)
+        return node
 
     def visit_Constant(self, node: ast.Constant) -> ast.AST:
         return ast.Constant("<sentence>") if isinstance(node.value, str) and _is_prose(node.value) else node
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
         texts = [part.value for part in node.values if isinstance(part, ast.Constant)]
-        if not any(_is_prose(text) for text in texts):
-            return self.generic_visit(node)
+        return self._holes(node) if any(_is_prose(text) for text in texts) else self.generic_visit(node)
+
+    @staticmethod
+    def _holes(node: ast.JoinedStr) -> ast.Constant:
         holes = sorted(ast.dump(part) for part in node.values if isinstance(part, ast.FormattedValue))
         return ast.Constant("<sentence>" + "|".join(holes))
 
@@ -198,7 +233,7 @@ def build() -> None:
     blocks = []
     for block, _index in _readme_blocks():
         message = readme.get(block)
-        blocks.append(message.string if message is not None and message.string and not message.fuzzy else block)
+        blocks.append(_unwrap(message.string) if message is not None and message.string and not message.fuzzy else block)
     glossary = (LOCALE / LANGUAGE / "glossary.md").read_text(encoding="utf-8")
     (ROOT / "README.zh-CN.md").write_text("\n\n".join(blocks) + "\n\n" + glossary, encoding="utf-8")
 
@@ -213,27 +248,31 @@ def problems() -> list[str]:
                 continue
             translation = catalog.get(message.id, context=message.context)
             if translation is None or not translation.string:
-                found.append(f"{po_path.relative_to(ROOT)}: no translation for {_short(message.id)}")
+                found.append(f"{_name(po_path)}: no translation for {_short(message.id)}")
             elif translation.fuzzy:
-                found.append(f"{po_path.relative_to(ROOT)}: fuzzy translation of {_short(message.id)}")
+                found.append(f"{_name(po_path)}: fuzzy translation of {_short(message.id)}")
     for source in english_notebooks():
         target = generated(source)
         if not target.exists():
-            found.append(f"{target.relative_to(ROOT)}: missing (run tools/i18n.py build)")
+            found.append(f"{_name(target)}: missing (run tools/i18n.py build)")
             continue
         expected, actual = translated_notebook(source), nbformat.read(target, as_version=4)
         if [c.source for c in expected.cells] != [c.source for c in actual.cells]:
-            found.append(f"{target.relative_to(ROOT)}: stale against {source.relative_to(ROOT)} (run tools/i18n.py build)")
+            found.append(f"{_name(target)}: stale against {_name(source)} (run tools/i18n.py build)")
         for english, chinese in zip(nbformat.read(source, as_version=4).cells, expected.cells):
             if english.cell_type == "code" and not same_code(english.source, chinese.source):
-                found.append(f"{target.relative_to(ROOT)}: a translation changes code, not only words: "
+                found.append(f"{_name(target)}: a translation changes code, not only words: "
                              f"{_short(english.source)}")
     mo_path = LABKIT_LOCALE / LANGUAGE / "LC_MESSAGES" / "labkit.mo"
     buffer = io.BytesIO()
     write_mo(buffer, _read(mo_path.with_suffix(".po")), use_fuzzy=False)
     if not mo_path.exists() or mo_path.read_bytes() != buffer.getvalue():
-        found.append(f"{mo_path.relative_to(ROOT)}: stale (run tools/i18n.py compile)")
+        found.append(f"{_name(mo_path)}: stale (run tools/i18n.py compile)")
     return found
+
+
+def _name(path: Path) -> str:
+    return os.path.relpath(path, ROOT)
 
 
 def _short(text: str) -> str:
