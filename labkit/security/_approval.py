@@ -123,7 +123,8 @@ class ApprovalDesk:
 
     async def __call__(self, server: str, tool: str, arguments: dict[str, Any]) -> bool:
         shown = render_arguments(arguments)
-        self.trace.record("host", "user", "host.approval", _("asks to approve {tool} on {server}, showing all {n_shown} characters of its arguments").format(
+        self.trace.record("host", "user", "host.approval", _("asks to approve {tool} on {server}, showing all "
+                                                             "{n_shown} characters of its arguments").format(
             tool=tool, server=server, n_shown=len(shown)), name=tool, payload={"arguments": shown})
         approved, reason = self.decide(server, tool, arguments)
         if_yes = consequence(tool, arguments)

@@ -102,7 +102,8 @@ async def _refusable(host: Host, trusted: frozenset[str]) -> Answer:
     problems += [_("never asked about {skipped}").format(skipped=', '.join(skipped))] if skipped else []
     if problems:
         return Answer(QUESTIONS[0], False, "; ".join(problems))
-    return Answer(QUESTIONS[0], True, _("{n_asked} of {n_names} tools are put to a person with the full arguments; the others are "
+    return Answer(QUESTIONS[0], True, _("{n_asked} of {n_names} tools are put to a person with the full arguments; the "
+                                        "others are "
                                         "read-only tools of trusted servers").format(
                                             n_asked=len(asked), n_names=len(host.pool.names)))
 
@@ -113,7 +114,8 @@ def _shown(host: Host) -> Answer:
     probe = {"recipient": "someone@shop.example", "body": "x" * 2000 + "\u200b"}
     shown = render_arguments(probe)
     complete = all(reveal(str(value)) in shown for value in probe.values())
-    return Answer(QUESTIONS[1], complete, _("a probe call with {n_arguments} characters of arguments was shown in {n_shown} characters, ").format(
+    return Answer(QUESTIONS[1], complete, _("a probe call with {n_arguments} characters of arguments was shown in "
+                                            "{n_shown} characters, ").format(
         n_arguments=sum(len(str(v)) for v in probe.values()), n_shown=len(shown))
                   + (_("in full, hidden characters made visible") if complete else _("shortened")))
 
@@ -135,7 +137,8 @@ def _results(host: Host) -> Answer:
 def _limits(host: Host) -> Answer:
     timeout, cap = host.router.call_timeout, host.round_cap
     ok = math.isfinite(timeout) and 0 < timeout <= _MAX_TIMEOUT and 0 < cap <= _MAX_ROUNDS
-    return Answer(QUESTIONS[3], ok, _("each call times out after {timeout:g} s (the SDK's default is no timeout); the loop stops "
+    return Answer(QUESTIONS[3], ok, _("each call times out after {timeout:g} s (the SDK's default is no timeout); the "
+                                      "loop stops "
                                       "after {cap} rounds").format(timeout=timeout, cap=cap))
 
 
@@ -165,7 +168,8 @@ async def _audited(host: Host) -> Answer:
     lines = probe.audit.entries
     complete = all(e.server and e.tool and e.args_hash and e.decision and e.outcome for e in lines)
     decisions = ", ".join(f"{e.tool}: {e.decision}, {e.outcome}" for e in lines)
-    return Answer(QUESTIONS[4], len(lines) == 2 and complete, _("2 probe calls gave {n_lines} audit line(s), each with server, tool, argument hash, "
+    return Answer(QUESTIONS[4], len(lines) == 2 and complete, _("2 probe calls gave {n_lines} audit line(s), each with "
+                                                                "server, tool, argument hash, "
                                                                 "decision and outcome ({decisions})").format(
                                                                     n_lines=len(lines), decisions=decisions))
 

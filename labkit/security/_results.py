@@ -46,12 +46,14 @@ class UntrustedResults(Guard):
         clean = strip_hidden(text)
         if self.trusted(server):
             if hidden:
-                self.trace.record("host", "host", "host.sanitize", _("stripped {hidden} hidden character(s) from the result of {name}").format(
+                self.trace.record("host", "host", "host.sanitize", _("stripped {hidden} hidden character(s) from the "
+                                                                     "result of {name}").format(
                     hidden=hidden, name=name), name=name, server=server)
             return clean
         rules = sorted({f.rule for f in scan_text(text, "result") if f.rule != "hidden-characters"})
         told = _("; instructions for the model in it ({rules})").format(rules=', '.join(rules)) if rules else ""
-        self.trace.record("host", "host", "host.sanitize", _("result of {name}: {hidden} hidden character(s) stripped, wrapped as untrusted data{told}").format(
+        self.trace.record("host", "host", "host.sanitize", _("result of {name}: {hidden} hidden character(s) stripped, "
+                                                             "wrapped as untrusted data{told}").format(
             name=name, hidden=hidden, told=told), name=name, server=server, payload={"rules": rules})
         return wrap_untrusted(clean, f"{server}/{name.rsplit('__', 1)[-1]}", self.key)
 
@@ -70,7 +72,8 @@ class TaintGuard(Guard):
     def on_result(self, server: str, name: str, text: str, is_error: bool) -> str:
         source, trusted = f"{server}/{name.rsplit('__', 1)[-1]}", self.trusted(server)
         if not trusted and not any(not t for _, t, _ in self.seen):
-            self.trace.record("host", "host", "host.taint", _("untrusted content from {source} entered the context: calls carrying it now need a "
+            self.trace.record("host", "host", "host.taint", _("untrusted content from {source} entered the context: "
+                                                              "calls carrying it now need a "
                                                               "person's approval").format(source=source), server=server)
         self.seen.append((source, trusted, text))
         return text

@@ -121,7 +121,8 @@ class SkillLoader:
             return self._refuse(_("the {server} server refused the prompt {name}: {error}").format(
                 server=server, name=name, error=error))
         text = "\n".join(m.content.text for m in result.messages if getattr(m.content, "type", "") == "text")
-        self._record(3, "skill.prompt", f"{server}/{name}", _("gets the {name} prompt from the {server} server, as the skill's method asks").format(
+        self._record(3, "skill.prompt", f"{server}/{name}", _("gets the {name} prompt from the {server} server, as the "
+                                                              "skill's method asks").format(
             name=name, server=server), text, "model")
         return LocalToolResult(text)
 

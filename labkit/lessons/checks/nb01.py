@@ -97,7 +97,8 @@ def _text(reply: Any) -> str:
           "with an example, and what it returns."), N_("§5 The description decides"))
 def check_description(tool: dict[str, Any]) -> str | None:
     if not isinstance(tool, dict) or tool.get("name") != "query_orders" or "inputSchema" not in tool:
-        return _("answer_1 should be the tool dict {'name': 'query_orders', 'description': ..., 'inputSchema': orders_schema}.")
+        return _("answer_1 should be the tool dict {'name': 'query_orders', 'description': ..., 'inputSchema': "
+                 "orders_schema}.")
     description = tool.get("description") or ""
     if len(description.split()) < 25:
         return _("{n_split} words are too few to say what, when, which parameters and what comes back.").format(

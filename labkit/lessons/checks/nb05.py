@@ -152,7 +152,8 @@ def check_two_errors(answer: Any) -> str | None:
     outcomes = run_sync(lambda: _send_both(answer))
     protocol, execution = outcomes["protocol error"], outcomes["execution error"]
     if not isinstance(protocol, MCPError):
-        return _("the 'protocol error' request was accepted and answered with a result: break its shape, not its values.")
+        return _("the 'protocol error' request was accepted and answered with a result: break its shape, not its "
+                 "values.")
     if protocol.error.code != -32602:
         return _("the 'protocol error' request got {code} {message!r}, not -32602.").format(
             code=protocol.error.code, message=protocol.error.message)

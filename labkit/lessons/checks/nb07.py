@@ -64,7 +64,8 @@ def check_pin_fields(answer: Any) -> str | None:
             return _("your pin does not notice {change}.").format(change=change)
     relaunched = {**_FACT, "_meta": {"lab.example/launch": 2}}
     if fingerprint(relaunched, fields) != fingerprint(_FACT, fields):
-        return _("your pin changes when only `_meta` changes, so an unchanged server would ask again after every restart.")
+        return _("your pin changes when only `_meta` changes, so an unchanged server would ask again after every "
+                 "restart.")
     return None
 
 
