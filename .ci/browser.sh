@@ -11,7 +11,7 @@ export PYTHONDONTWRITEBYTECODE=1
 if [ ! -x /usr/bin/chromium ]; then
   sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
   $sudo apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q chromium fonts-dejavu-core
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q chromium fonts-dejavu-core fonts-noto-cjk
 fi
 /usr/bin/chromium --version
 

@@ -13,13 +13,14 @@ from pathlib import Path
 import anyio
 from anyio.abc import TaskStatus
 
+from ._i18n import N_, _
 from .host import ENV_VAR, ERAS, select_model
 from .lessons import SCENARIO_NAMES, run_scenario
 from .trace import SIMULATED_MODEL, save_png, sequence_diagram, steps_table, table
 
 __all__ = ["main"]
 
-_STOPPING = {signal.SIGINT: "interrupted (Ctrl-C)", signal.SIGTERM: "terminated (SIGTERM)"}
+_STOPPING = {signal.SIGINT: N_("interrupted (Ctrl-C)"), signal.SIGTERM: N_("terminated (SIGTERM)")}
 # Within this the run closes its servers itself; past it (or at a second signal) the CLI exits at once and
 # the supervisors, which die with their parent, take the servers down.
 _GRACE_SECONDS = 1.5
@@ -30,17 +31,18 @@ def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run one scenario; the exit status says whether the answer was delivered."""
     parser = argparse.ArgumentParser(prog="python -m labkit", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="run a scenario against the real servers")
+    run = commands.add_parser("run", help=_("run a scenario against the real servers"))
     run.add_argument("scenario", choices=SCENARIO_NAMES)
-    run.add_argument("--era", choices=sorted(ERAS), default="2026-07-28", help="MCP protocol era")
+    run.add_argument("--era", choices=sorted(ERAS), default="2026-07-28", help=_("MCP protocol era"))
     run.add_argument("--api", choices=["anthropic", "chat", "responses"],
-                     help="model API (default: the one LABKIT_MODEL's provider speaks, else anthropic)")
-    run.add_argument("--http", action="store_true", help="reach the servers over Streamable HTTP, not stdio")
-    run.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
-    run.add_argument("--out", type=Path, default=Path("out"), help="folder for the diagram files (default: out)")
+                     help=_("model API (default: the one LABKIT_MODEL's provider speaks, else anthropic)"))
+    run.add_argument("--http", action="store_true", help=_("reach the servers over Streamable HTTP, not stdio"))
+    run.add_argument("--json", action="store_true", help=_("print one JSON object instead of tables"))
+    run.add_argument("--out", type=Path, default=Path("out"), help=_("folder for the diagram files (default: out)"))
     options = parser.parse_args(argv)
     if options.out.exists() and not options.out.is_dir():
-        parser.error(f"--out {options.out} is a file: name a folder for the diagram files (created if missing)")
+        parser.error(_("--out {out} is a file: name a folder for the diagram files (created if missing)").format(
+            out=options.out))
     try:
         options.api = _api_for_the_model(options.api)
     except ValueError as error:
@@ -55,8 +57,10 @@ def _api_for_the_model(asked: str | None) -> str:
     if asked is None:
         return speaks[0]
     if selection.live and asked not in speaks:
-        raise ValueError(f"{ENV_VAR}={os.environ[ENV_VAR]} picks the {selection.provider} provider, which --api {asked} "
-                         f"cannot reach: use --api {' or --api '.join(speaks)}, or unset {ENV_VAR}")
+        raise ValueError(_("{variable}={value} picks the {provider} provider, which --api {asked} cannot reach: "
+                           "use --api {speaks}, or unset {variable}").format(
+            variable=ENV_VAR, value=os.environ[ENV_VAR], provider=selection.provider, asked=asked,
+            speaks=" or --api ".join(speaks)))
     return asked
 
 
@@ -83,7 +87,7 @@ async def _stop_on_signal(run: anyio.CancelScope, stopped: list[int], *, task_st
             break
     status = 128 + number
     stopped.append(number)
-    print(f"labkit: {_STOPPING[number]}, stopping the servers", file=sys.stderr, flush=True)
+    print(_("labkit: {why}, stopping the servers").format(why=_(_STOPPING[number])), file=sys.stderr, flush=True)
     for again in _STOPPING:
         signal.signal(again, lambda *_: os._exit(status))
     deadline = threading.Timer(_GRACE_SECONDS, os._exit, (status,))
@@ -103,16 +107,18 @@ async def _run(options: argparse.Namespace) -> bool:
     stem.parent.mkdir(parents=True, exist_ok=True)
     sequence_diagram(outcome.trace).save(str(stem.with_suffix(".mmd")))
     save_png(outcome.trace, stem.with_suffix(".png"))
-    source = "simulated" if outcome.model == SIMULATED_MODEL else f"from {ENV_VAR}"
-    print(f"scenario {outcome.scenario} · era {outcome.era} · {options.api} API · model {outcome.model} ({source})")
+    source = _("simulated") if outcome.model == SIMULATED_MODEL else _("from {variable}").format(variable=ENV_VAR)
+    print(_("scenario {scenario} · era {era} · {api} API · model {model} ({source})").format(
+        scenario=outcome.scenario, era=outcome.era, api=options.api, model=outcome.model, source=source))
     print(table(outcome.trace).to_string(max_colwidth=70))
     print()
     print(steps_table(outcome.steps).to_string(max_colwidth=90))
     print()
     counts = ", ".join(f"{actor} {n}" for actor, n in outcome.counts.items())
-    print(f"{len(outcome.steps)} steps: {counts}")
-    print(f"result: {outcome.result.reason} after {outcome.result.rounds} model round(s), {outcome.seconds:.2f} s")
-    print(f"diagram: {stem.with_suffix('.mmd')} and {stem.with_suffix('.png')}")
+    print(_("{n} steps: {counts}").format(n=len(outcome.steps), counts=counts))
+    print(_("result: {reason} after {rounds} model round(s), {seconds:.2f} s").format(
+        reason=outcome.result.reason, rounds=outcome.result.rounds, seconds=outcome.seconds))
+    print(_("diagram: {mmd} and {png}").format(mmd=stem.with_suffix(".mmd"), png=stem.with_suffix(".png")))
     return outcome.result.delivered
 
 

@@ -7,6 +7,7 @@ import io
 import threading
 import uuid
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Annotated
 
 import anyio
@@ -44,6 +45,7 @@ __all__ = ["QUESTION", "ChartSaved", "SpaceChoice", "build_server", "render_tren
 
 QUESTION = "Save the chart to your personal space or the team space?"
 WIDTH, HEIGHT, DPI = 640, 320, 100
+LAB_STYLE = Path(__file__).resolve().parent.parent / "lab.mplstyle"  # fonts with a CJK fallback
 _SPACE_KEY = "space"
 _ROUND_ONE_STATE = "render_error_trend/asked-space/v2/"
 """The plaintext of round one's requestState, then the save's idempotency key (sealed, so clients cannot pick it)."""
@@ -68,37 +70,39 @@ class ChartSaved(BaseModel):
 def render_trend_png(service: str, points: list[HourlyCount]) -> bytes:
     """A 640x320 bar chart of errors per hour, the peak hour in red; same input, same bytes."""
     # Imported here: matplotlib adds ~0.3 s to a server start that most sessions never need.
+    from matplotlib import rc_context
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(WIDTH / DPI, HEIGHT / DPI), dpi=DPI)
-    axes = figure.subplots()
-    busiest = peak(points)
-    colours = ["#c0392b" if point is busiest else "#4c72b0" for point in points]
-    axes.bar(range(len(points)), [point.errors for point in points], color=colours)
-    step = max(1, len(points) // 12)
-    axes.set_xticks(range(0, len(points), step), [point.hour[5:].replace("T", "\n") for point in points][::step])
-    axes.tick_params(labelsize=7)
-    end = datetime.fromisoformat(points[-1].hour) + timedelta(hours=1)
-    window = f"{points[0].hour.replace('T', ' ')} to {end:%Y-%m-%d %H:%M}"
-    axes.set_title(f"{service}: errors per hour, {window}", fontsize=9)
-    axes.set_xlabel("hour starting (local time, UTC+08:00)", fontsize=8)
-    axes.set_ylabel("errors", fontsize=8)
-    if busiest is not None:
-        axes.annotate(
-            f"peak {busiest.errors}",
-            (points.index(busiest), busiest.errors),
-            fontsize=7,
-            ha="center",
-            va="bottom",
-            xytext=(0, 2),
-            textcoords="offset points",
-        )
-    axes.margins(y=0.15)
-    figure.tight_layout()
-    buffer = io.BytesIO()
-    FigureCanvasAgg(figure).print_png(buffer, metadata={"Software": None})
-    return buffer.getvalue()
+    with rc_context(fname=LAB_STYLE):  # a Chinese label is drawn in a CJK font, not as boxes
+        figure = Figure(figsize=(WIDTH / DPI, HEIGHT / DPI), dpi=DPI)
+        axes = figure.subplots()
+        busiest = peak(points)
+        colours = ["#c0392b" if point is busiest else "#4c72b0" for point in points]
+        axes.bar(range(len(points)), [point.errors for point in points], color=colours)
+        step = max(1, len(points) // 12)
+        axes.set_xticks(range(0, len(points), step), [point.hour[5:].replace("T", "\n") for point in points][::step])
+        axes.tick_params(labelsize=7)
+        end = datetime.fromisoformat(points[-1].hour) + timedelta(hours=1)
+        window = f"{points[0].hour.replace('T', ' ')} to {end:%Y-%m-%d %H:%M}"
+        axes.set_title(f"{service}: errors per hour, {window}", fontsize=9)
+        axes.set_xlabel("hour starting (local time, UTC+08:00)", fontsize=8)
+        axes.set_ylabel("errors", fontsize=8)
+        if busiest is not None:
+            axes.annotate(
+                f"peak {busiest.errors}",
+                (points.index(busiest), busiest.errors),
+                fontsize=7,
+                ha="center",
+                va="bottom",
+                xytext=(0, 2),
+                textcoords="offset points",
+            )
+        axes.margins(y=0.15)
+        figure.tight_layout()
+        buffer = io.BytesIO()
+        FigureCanvasAgg(figure).print_png(buffer, metadata={"Software": None})
+        return buffer.getvalue()
 
 
 def _chart_name(service: str, start: datetime, end: datetime) -> str:

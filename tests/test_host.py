@@ -124,7 +124,7 @@ async def test_a_tool_that_writes_is_not_called_without_approval():
     trace, host, result, _ = await _host_call(call)
     assert result.is_error and "did not approve" in result.text
     gate = trace.of_kind("host.gate")[-1]
-    assert "ignored approval written by the model: approved" in gate.summary
+    assert gate.meta["ignored"] == ["approved"]
     assert not [e for e in trace.of_kind("jsonrpc.request") if e.name == "render_error_trend"]
 
 

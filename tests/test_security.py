@@ -89,7 +89,7 @@ async def test_a_person_is_asked_with_the_full_arguments(runs):
     run = runs[("result-injection", "on")]
     refused = [r for r in run.desk.requests if not r.approved]
     assert refused and "exfil.example" in refused[0].shown
-    sink = [e for e in run.trace.of_kind("host.approval") if "send_message" in e.summary]
+    sink = [e for e in run.trace.of_kind("host.approval") if (e.name or "").endswith("send_message")]
     assert sink and f"all {len(sink[0].payload['arguments'])} characters" in sink[0].summary
 
 

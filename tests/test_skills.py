@@ -122,8 +122,17 @@ async def test_the_loader_refuses_a_resource_before_its_skill_is_loaded() -> Non
     assert [e.kind for e in trace] == ["skill.refuse", "skill.load", "skill.refuse"]
 
 
-def test_the_token_estimate_is_characters_over_four_rounded_up() -> None:
-    assert [estimate_tokens(t) for t in ("", "abc", "abcd", "abcde", "家庭套餐")] == [0, 1, 1, 2, 1]
+def test_the_token_estimate_is_characters_over_four_rounded_up_for_english() -> None:
+    assert [estimate_tokens(t) for t in ("", "abc", "abcd", "abcde", "family plan")] == [0, 1, 1, 2, 3]
+
+
+def test_the_token_estimate_counts_each_cjk_character_as_a_token() -> None:
+    assert estimate_tokens("家庭套餐最多几个账号") == 10  # ten characters, not ceil(10 / 4) = 3
+    assert estimate_tokens("家庭套餐？") == 5  # full-width punctuation is CJK too
+    assert estimate_tokens("のプラン") == 4 and estimate_tokens("요금제") == 3
+    # mixed text: the CJK characters, plus the rest at four characters per token, rounded up
+    assert estimate_tokens("plan 家庭套餐") == 4 + 2  # "plan " is 5 characters -> 2
+    assert estimate_tokens("→ … ⟦x⟧") == 2  # arrows, ellipses and brackets of the trace are not CJK
 
 
 def test_the_static_check_finds_the_sample_file_problems() -> None:

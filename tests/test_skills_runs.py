@@ -125,7 +125,7 @@ async def test_a_skill_saying_approved_does_not_approve_the_default_approver_sen
     proposed = dict(run.tool_calls)["render_error_trend"]
     assert proposed["approved"] is True
     gate = [e for e in run.trace.of_kind("host.gate") if e.name == "render_error_trend"][0]
-    assert "ignored approval written by the model: approved" in gate.summary and "did not approve" in gate.summary
+    assert gate.meta["ignored"] == ["approved"] and (gate.meta["outcome"], gate.meta["by"]) == ("denied", "user")
     assert run.sent == [] and run.audit.entries[-1].outcome == "not sent"
 
 

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_types import Tool
 
+from labkit._i18n import _
+
 from ._guards import Guard
 
 if TYPE_CHECKING:
@@ -66,8 +68,8 @@ class GateDecision:
 
     @property
     def summary(self) -> str:
-        verdict = "allowed" if self.allowed else "blocked"
-        return f"{verdict}: {'; '.join(self.reasons)}"
+        reasons = "; ".join(self.reasons)
+        return (_("allowed: {reasons}") if self.allowed else _("blocked: {reasons}")).format(reasons=reasons)
 
 
 def needs_approval(tool: Tool) -> bool:
@@ -91,15 +93,16 @@ async def check_call(
     A guard may block the call, or ask that a person approve it even when the tool says it only reads.
     """
     if policy.allowed_tools is not None and name not in policy.allowed_tools:
-        return GateDecision(False, (f"{name} is not on the host's allow-list",), by="allow-list")
+        return GateDecision(False, (_("{name} is not on the host's allow-list").format(name=name),), by="allow-list")
     problems = _schema_problems(tool.input_schema, arguments)
     if problems:
-        return GateDecision(False, tuple(f"arguments do not match the schema: {p}" for p in problems), by="schema")
-    reasons = ["arguments match the schema"]
+        return GateDecision(False, tuple(_("arguments do not match the schema: {problem}").format(
+            problem=p) for p in problems), by="schema")
+    reasons = [_("arguments match the schema")]
     declared = tool.input_schema.get("properties") or {}
     ignored = tuple(k for k in _MODEL_WRITTEN_APPROVALS if k in arguments and k not in declared)
     if ignored:
-        reasons.append(f"ignored approval written by the model: {', '.join(ignored)}")
+        reasons.append(_("ignored approval written by the model: {ignored}").format(ignored=', '.join(ignored)))
     review: list[str] = []
     for guard in guards:
         blocked = await guard.on_call(server, tool, name, arguments)
@@ -109,15 +112,15 @@ async def check_call(
         if wanted:
             review.append(wanted)
     if not review and not needs_approval(tool):
-        reasons.append("read-only, no approval needed")
+        reasons.append(_("read-only, no approval needed"))
         return GateDecision(True, tuple(reasons), ignored_fields=ignored, by="read-only")
     reasons.extend(review)
     # The policy may approve what a tool's own kind needs; what a guard wants reviewed goes to the person.
     if not review and (policy.approve_all or name in policy.auto_approve):
-        reasons.append("approved by the host's policy")
+        reasons.append(_("approved by the host's policy"))
         return GateDecision(True, tuple(reasons), "policy", ignored, by="policy")
     approved = await policy.approver(server, name, effective_arguments(tool, arguments))
-    reasons.append("approved by the user" if approved else "the user did not approve")
+    reasons.append(_("approved by the user") if approved else _("the user did not approve"))
     return GateDecision(approved, tuple(reasons), "user" if approved else "refused", ignored, by="user")
 
 

@@ -16,6 +16,8 @@ from mcp import InputRequiredRoundsExceededError
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, CallToolResult
 
+from labkit._i18n import _
+
 from ..trace import Trace
 from ._audit import AuditEntry, AuditLog, argument_hash
 from ._conversation import ToolCall, ToolResult
@@ -76,9 +78,11 @@ class ToolRouter:
         arguments = call.arguments or {}
         decision = await check_call(route.server, route.tool, call.name, arguments, self.policy, self.guards)
         self.trace.record(
-            "host", "host", "host.gate", f"gate {call.name}: {decision.summary}", ref=call.id, name=call.name,
+            "host", "host", "host.gate", _("gate {name}: {summary}").format(
+                name=call.name, summary=decision.summary), ref=call.id, name=call.name,
             payload={"server": route.server, "arguments": self._redacted(arguments), "reasons": list(decision.reasons)},
             outcome=decision.outcome, by=decision.by,
+            **({"ignored": list(decision.ignored_fields)} if decision.ignored_fields else {}),
         )
         if not decision.allowed:
             return self._refuse(call, route, decision.outcome, "; ".join(decision.reasons), arguments)
@@ -90,8 +94,8 @@ class ToolRouter:
     def _unlisted(self, call: ToolCall) -> ToolResult:
         """Fail closed: a name the host does not list now is refused here, and no server sees the call."""
         offered = ", ".join(self.pool.names)
-        self.trace.record("host", "host", "host.gate", f"gate {call.name}: blocked: the host lists no tool by that "
-                          "name", ref=call.id, name=call.name, payload={"offered": self.pool.names},
+        self.trace.record("host", "host", "host.gate", _("gate {name}: blocked: the host lists no tool by that name").format(
+            name=call.name), ref=call.id, name=call.name, payload={"offered": self.pool.names},
                           outcome="blocked", by="tool list")
         self.audit.add(AuditEntry(self.trace.round, HOST_SERVER, call.name, argument_hash(call.arguments), "blocked",
                                   "not sent"))
@@ -110,7 +114,8 @@ class ToolRouter:
         except MCPError as error:
             outcome = f"protocol error {error.error.code}"
             text = await self._explain(call.name, route, error)
-            self.trace.record("host", "host", "host.error", f"{outcome} handled by the host: {error.error.message}",
+            self.trace.record("host", "host", "host.error", _("{outcome} handled by the host: {message}").format(
+                outcome=outcome, message=error.error.message),
                               ref=call.id, name=call.name, payload=error.error.model_dump(mode="json"))
             return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, text, True))
         except httpx2.TransportError as error:

@@ -11,6 +11,8 @@ from typing import Any
 
 from mcp_types import ElicitResult
 
+from labkit._i18n import _
+
 from ._host import FORM_ABOUT, Asker, Elicitor
 
 __all__ = [
@@ -34,10 +36,11 @@ def answer_problems(schema: dict[str, Any], answer: dict[str, Any]) -> list[str]
     for name, spec in (schema.get("properties") or {}).items():
         label, value = spec.get("title") or name, answer.get(name)
         if value in (None, "") and name in schema.get("required", ()):
-            choices = f": pick one of {', '.join(map(str, spec['enum']))}" if "enum" in spec else ""
-            problems.append(f"{label} is required{choices}")
+            choices = _(": pick one of {values}").format(values=', '.join(map(str, spec['enum']))) if "enum" in spec else ""
+            problems.append(_("{label} is required{choices}").format(label=label, choices=choices))
         elif "enum" in spec and value is not None and value not in spec["enum"]:
-            problems.append(f"{label} must be one of {', '.join(map(str, spec['enum']))}, not {value!r}")
+            problems.append(_("{label} must be one of {values}, not {value!r}").format(
+                label=label, values=', '.join(map(str, spec['enum'])), value=value))
     return problems
 
 
@@ -74,11 +77,12 @@ def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor
             earlier.done() or earlier.set_result(None)
         about = FORM_ABOUT.get()
         fields = {name: _field(name, spec) for name, spec in (schema.get("properties") or {}).items()}
-        submit = widgets.Button(description="Submit", button_style="primary")
-        decline = widgets.Button(description="Decline")
-        status = widgets.HTML(value=f"⏳ waiting for your answer (declines by itself after {timeout:.0f} s)")
-        title = f"✋ Your answer is needed: {html.escape(message)}"
-        why = f"<br><small>asked by {html.escape(about)}</small>" if about else ""
+        submit = widgets.Button(description=_("Submit"), button_style="primary")
+        decline = widgets.Button(description=_("Decline"))
+        status = widgets.HTML(value=_("⏳ waiting for your answer (declines by itself after {timeout:.0f} s)").format(
+            timeout=timeout))
+        title = _("✋ Your answer is needed: {message}").format(message=html.escape(message))
+        why = _("<br><small>asked by {about}</small>").format(about=html.escape(about)) if about else ""
         script = widgets.Output()
         form = widgets.VBox([widgets.HTML(f"<b>{title}</b>{why}"), *fields.values(),
                              widgets.HBox([submit, decline]), status, script])
@@ -88,7 +92,7 @@ def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor
             display(_Shown(form))
             for name, value in scripted.items():
                 fields[name].value = value
-            status.value = f"answered by the scripted user (CI): {scripted}"
+            status.value = _("answered by the scripted user (CI): {scripted}").format(scripted=scripted)
             _close(fields, submit, decline)
             return dict(scripted)
         form._view_count = 0  # the frontend reports views: a cleared output (Run All again) drops it to 0
@@ -104,11 +108,11 @@ def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor
             if seen["views"] and not change["new"] and not answer.done():
                 answer.set_result(None)
 
-        def on_submit(_: Any) -> None:
+        def on_submit(_button: Any) -> None:
             given = {n: f.value for n, f in fields.items() if f.value is not None}
             problems = answer_problems(schema, given)
             if problems:
-                status.value = f"⚠ not sent: {html.escape('; '.join(problems))}"
+                status.value = _("⚠ not sent: {problems}").format(problems=html.escape('; '.join(problems)))
             elif not answer.done():
                 answer.set_result(given)
 
@@ -123,7 +127,7 @@ def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor
         finally:
             _OPEN.pop(form_id, None)
         status.value = f"submitted: {result}" if result is not None else (
-            "declined: nothing was sent to the server as an answer, so the server will not do what it asked about")
+            _("declined: nothing was sent to the server as an answer, so the server will not do what it asked about"))
         _close(fields, submit, decline)
         return result
 
@@ -147,7 +151,7 @@ class _Shown:
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = "[form: shown in JupyterLab]"
+        bundle["text/plain"] = _("[form: shown in JupyterLab]")
         return bundle
 
 
@@ -174,7 +178,7 @@ def scripted_form(answers: dict[str, Any], *, say: bool = False) -> Elicitor:
 
     async def fill(message: str, schema: dict[str, Any]) -> dict[str, Any]:
         if say:
-            print(f"[scripted user] {message!r} -> {answers}")
+            print(_("[scripted user] {message!r} -> {answers}").format(message=message, answers=answers))
         return dict(answers)
 
     return fill

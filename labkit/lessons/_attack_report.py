@@ -6,6 +6,8 @@ import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from labkit._i18n import _
+
 from ..security import reveal
 from ..trace import Event
 from ._attacks import AttackRun
@@ -38,7 +40,8 @@ def _call(event: Event) -> str:
         text = local_paths(json.dumps(value, ensure_ascii=False))
         shown.append(f"{key}={text[:_VALUE_LIMIT]}" + ("…" if len(text) > _VALUE_LIMIT else ""))
     leaked = canaries_in(arguments)
-    return f"tools/call {params.get('name')}({', '.join(shown)})" + (f" carrying {', '.join(leaked)}" if leaked else "")
+    return _("tools/call {tool}({shown})").format(tool=params.get('name'), shown=', '.join(shown)) + (_(" carrying {leaked}").format(
+        leaked=", ".join(leaked)) if leaked else "")
 
 
 def _shown(event: Event) -> bool:

@@ -9,6 +9,8 @@ from typing import Any
 import pandas as pd
 from mcp_types import Tool
 
+from labkit._i18n import _
+
 from ..trace import Trace, estimate_tokens
 from ._benign import benign_tools
 
@@ -23,12 +25,13 @@ def padding_tools(count: int, *, besides: Iterable[str] = ()) -> list[Tool]:
     """`count` more tools, from the lab's benign set (its servers' tools and written ones), none named like `besides` (notebook 08)."""
     taken = set(besides)
     tools = []
-    for _, definition in benign_tools():
+    for _server, definition in benign_tools():
         if definition["name"] not in taken:
             taken.add(definition["name"])
             tools.append(Tool.model_validate(definition))
     if count > len(tools):
-        raise ValueError(f"the benign set has {len(tools)} tools with distinct names; {count} were asked for")
+        raise ValueError(_("the benign set has {n_tools} tools with distinct names; {count} were asked for").format(
+            n_tools=len(tools), count=count))
     return tools[:count]
 
 

@@ -8,6 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from labkit._i18n import _
+
 __all__ = ["TODO", "Exercise", "Verdict", "check", "register", "run_sync"]
 
 _T = TypeVar("_T")
@@ -63,16 +65,18 @@ def check(key: str, answer: Any) -> Verdict:
 
     exercise = _REGISTRY[key]
     if answer is TODO:
-        return Verdict(key, False, f"Exercise {key}: not yet answered. Goal: {exercise.goal}")
+        return Verdict(key, False, _("Exercise {key}: not yet answered. Goal: {goal}").format(
+            key=key, goal=_(exercise.goal)))
     try:
         problem = exercise.checker(answer)
     except Exception as error:  # a learner's answer may be of any shape
-        problem = f"the answer could not be checked ({type(error).__name__}: {error})"
+        problem = _("the answer could not be checked ({error_type}: {error})").format(
+            error_type=type(error).__name__, error=error)
     if problem is None:
-        return Verdict(key, True, f"Exercise {key}: done. {exercise.goal}")
+        return Verdict(key, True, _("Exercise {key}: done. {goal}").format(key=key, goal=_(exercise.goal)))
     return Verdict(
-        key, False, f"Exercise {key}: not yet. Goal: {exercise.goal} What is still wrong: {problem} "
-        f"Reread {exercise.section}."
+        key, False, _("Exercise {key}: not yet. Goal: {goal} What is still wrong: {problem} Reread {section}.").format(
+            key=key, goal=_(exercise.goal), problem=problem, section=_(exercise.section))
     )
 
 

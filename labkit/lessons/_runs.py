@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
+from labkit._i18n import _
+
 from ..host import (
     Api,
     Asker,
@@ -101,18 +103,22 @@ async def run_scenario(
     replaces the environment when choosing the model (`{}` forces the simulated one).
     """
     if scenario not in TASKS:
-        raise ValueError(f"unknown scenario {scenario!r}; choose one of {', '.join(SCENARIO_NAMES)}")
+        raise ValueError(_("unknown scenario {scenario!r}; choose one of {names}").format(
+            scenario=scenario, names=', '.join(SCENARIO_NAMES)))
     if api not in get_args(Api):
-        raise ValueError(f"unknown api {api!r}; choose one of {', '.join(get_args(Api))}")
+        raise ValueError(_("unknown api {api!r}; choose one of {apis}").format(
+            api=api, apis=', '.join(get_args(Api))))
     trace = trace if trace is not None else Trace()
     provider = "anthropic" if api == "anthropic" else "openai"
     client = make_client(provider, trace=trace, scenario=scenario, env=env)
     model = select_model(provider, env).model
     servers = [ServerSpec("logs", transport), ServerSpec("charts", transport)]
     started = time.monotonic()
-    with progress(f"{scenario}: starting the logs and charts servers, then the model loop ({api} API)") as shown:
+    with progress(_("{scenario}: starting the logs and charts servers, then the model loop ({api} API)").format(
+        scenario=scenario, api=api)) as shown:
         result, audit = await _run(scenario, era, trace, servers, client, model, api, elicit, ask_user)
-        shown.done(f"{scenario}: {result.reason} after {result.rounds} model requests, {len(trace)} events")
+        shown.done(_("{scenario}: {reason} after {rounds} model requests, {n_trace} events").format(
+            scenario=scenario, reason=result.reason, rounds=result.rounds, n_trace=len(trace)))
     return ScenarioRun(scenario, era, model, trace, result, audit, time.monotonic() - started)
 
 

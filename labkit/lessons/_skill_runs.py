@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from labkit._i18n import _
+
 from ..host import (
     Approver,
     Asker,
@@ -61,7 +63,8 @@ def scripted_approver(trace: Trace, answer: bool) -> Approver:
     """An approver asked like a person would be: answers `answer`, and records question and answer (notebook 06)."""
 
     async def approve(server: str, tool: str, arguments: dict[str, Any]) -> bool:
-        trace.record("host", "user", "host.approval", f"asks the user to approve {tool} on {server}: {arguments}",
+        trace.record("host", "user", "host.approval", _("asks the user to approve {tool} on {server}: {arguments}").format(
+            tool=tool, server=server, arguments=arguments),
                      name=tool, payload={"server": server, "arguments": arguments})
         trace.record("user", "host", "user.answer", "yes" if answer else "no", name=tool, payload={"approved": answer})
         return answer

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from labkit._i18n import N_, _
+
 from ..trace import Event, Trace
 
 if TYPE_CHECKING:
@@ -17,16 +19,16 @@ _TEXT_LIMIT = 90
 _MARKER = "[truncated by the host"
 _UNKNOWN_TOOL = "Unknown tool"
 _WHO_FIXES = {
-    "execution error": "the model: it changes its arguments",
-    "unlisted tool": "the model picks a listed tool; the host refuses any other name (fail closed)",
-    "unknown tool": "the client's developer: call only a tool the server listed",
-    "unknown method": "the client's developer: call a method the server has",
-    "invalid params": "the client's developer: send the request in the schema's shape",
-    "protocol error": "the client's or the server's developer",
-    "timeout": "the server's operator; the host's timeout keeps the run going",
-    "crash": "the server's developer; the host's one restart keeps the run going",
-    "oversized result": "the server's developer (page or summarise); the host's limit protects the context",
-    "endless loop": "the host, with a round cap: the model does not stop itself",
+    N_("execution error"): N_("the model: it changes its arguments"),
+    N_("unlisted tool"): N_("the model picks a listed tool; the host refuses any other name (fail closed)"),
+    N_("unknown tool"): N_("the client's developer: call only a tool the server listed"),
+    N_("unknown method"): N_("the client's developer: call a method the server has"),
+    N_("invalid params"): N_("the client's developer: send the request in the schema's shape"),
+    N_("protocol error"): N_("the client's or the server's developer"),
+    N_("timeout"): N_("the server's operator; the host's timeout keeps the run going"),
+    N_("crash"): N_("the server's developer; the host's one restart keeps the run going"),
+    N_("oversized result"): N_("the server's developer (page or summarise); the host's limit protects the context"),
+    N_("endless loop"): N_("the host, with a round cap: the model does not stop itself"),
 }
 
 
@@ -67,7 +69,7 @@ def classify(failure: str, trace: Trace) -> FailureRow:
     events = list(trace)
     found = _first_failure(events)
     if found is None:
-        raise ValueError(f"{failure!r}: the trace shows no failure")
+        raise ValueError(_("{failure!r}: the trace shows no failure").format(failure=failure))
     kind, event = found
     wire = _wire(kind, event, events)
     after = [e for e in events if e.kind == "model.request" and e.seq > event.seq]
@@ -80,7 +82,7 @@ def classify(failure: str, trace: Trace) -> FailureRow:
 def failure_table(runs: Mapping[str, Trace]) -> pd.DataFrame:
     """The taxonomy as a table: one classified row per named run (notebook 05)."""
     import pandas as pd
-    rows = [asdict(classify(name, trace)) for name, trace in runs.items()]
+    rows = [{**asdict(row), "kind": _(row.kind)} for row in (classify(name, trace) for name, trace in runs.items())]
     frame = pd.DataFrame(rows).rename(columns={
         "wire": "wire shape", "seen_by": "who sees it", "model_sees": "what the model sees",
         "fixed_by": "who can fix it",
@@ -117,7 +119,7 @@ def _protocol_kind(error: dict[str, Any]) -> str:
 def _wire(kind: str, event: Event, events: list[Event]) -> str:
     payload = event.payload if isinstance(event.payload, dict) else {}
     if kind == "execution error":
-        return f'result, isError: true: "{_short(_result_text(payload["result"]), 60)}"'
+        return _("result, isError: true: \"{text}\"").format(text=_short(_result_text(payload['result']), 60))
     if kind in ("unknown tool", "unknown method", "invalid params", "protocol error"):
         error = payload["error"]
         status = [e.meta["status"] for e in events if e.kind == "http.response" and e.seq < event.seq]
@@ -125,40 +127,44 @@ def _wire(kind: str, event: Event, events: list[Event]) -> str:
     if kind == "timeout":
         handled = [e for e in events if e.kind == "host.error" and e.seq > event.seq]
         code = (handled[0].payload or {}).get("code") if handled else None
-        raised = f"; the client's SDK raised {code} itself" if code is not None else ""
-        return f"no reply; the client sent notifications/cancelled for id {payload['params']['requestId']}{raised}"
+        raised = _("; the client's SDK raised {code} itself").format(code=code) if code is not None else ""
+        return _("no reply; the client sent notifications/cancelled for id {requestId}{raised}").format(
+            requestId=payload['params']['requestId'], raised=raised)
     if kind == "crash" and event.kind == "transport.closed":
-        return f"no reply; the stream from the server ended ({event.summary.split(':')[0]})"
+        return _("no reply; the stream from the server ended ({what})").format(what=event.summary.split(':')[0])
     if kind == "crash":
         posts = [e for e in events if e.kind in ("http.request", "http.response") and e.seq < event.seq]
         if posts and posts[-1].kind == "http.request":
-            return f"no reply; the HTTP request {posts[-1].summary!r} got no response"
-        return "no reply; the host restarted the server"
+            return _("no reply; the HTTP request {summary!r} got no response").format(summary=posts[-1].summary)
+        return _("no reply; the host restarted the server")
     if kind == "unlisted tool":
         sent = [e for e in events if e.kind == "jsonrpc.request" and e.name == event.name]
-        return f"nothing: the host refused {event.name} itself; tools/call sent for it: {len(sent)}"
+        return _("nothing: the host refused {name} itself; tools/call sent for it: {n_sent}").format(
+            name=event.name, n_sent=len(sent))
     if kind == "oversized result":
         sent = [e for e in events if e.kind == "jsonrpc.response" and e.src == "server" and e.seq < event.seq][-1]
-        return f"result of {len(_result_text(sent.payload['result'])):,} characters, isError: false"
+        return _("result of {n:,} characters, isError: false").format(
+            n=len(_result_text(sent.payload['result'])))
     calls = [e for e in events if e.kind == "jsonrpc.request" and e.src == "client"
              and e.payload.get("method") == "tools/call"]
     failed = [e for e in events if e.kind == "jsonrpc.error" or _is_error_result(e)]
-    return f"nothing wrong on the wire: {len(calls)} tools/call, {len(calls) - len(failed)} answered without error"
+    return _("nothing wrong on the wire: {n_calls} tools/call, {n_ok} answered without error").format(
+        n_calls=len(calls), n_ok=len(calls) - len(failed))
 
 
 def _seen_by(kind: str, event: Event, results: list[str], model_asked: bool) -> str:
     if kind == "execution error":
         text = _result_text(event.payload["result"])
-        return "the model: the server's own words" if any(text in r for r in results) else "the model, reworded"
+        return _("the model: the server's own words") if any(text in r for r in results) else _("the model, reworded")
     if kind == "endless loop":
-        return "the host, then the user (the host's final message)"
+        return _("the host, then the user (the host's final message)")
     if kind == "oversized result":
-        return "the host; the model gets the cut text"
+        return _("the host; the model gets the cut text")
     if kind == "unlisted tool":
-        return "the host; the model gets the list of tools it can use"
+        return _("the host; the model gets the list of tools it can use")
     if not model_asked:
-        return "the host only: no model call was involved"
-    return "the host; the model gets the host's account, not the error"
+        return _("the host only: no model call was involved")
+    return _("the host; the model gets the host's account, not the error")
 
 
 def _as_seen(text: str) -> str:
@@ -166,7 +172,7 @@ def _as_seen(text: str) -> str:
     if marker < 0:
         return _short(text, _TEXT_LIMIT)
     cut = text[:marker].rstrip("\n")
-    return f"{len(cut):,} characters, then the marker {text[marker:].strip()!r}"
+    return _("{n_cut:,} characters, then the marker {strip!r}").format(n_cut=len(cut), strip=text[marker:].strip())
 
 
 def _short(text: str, limit: int) -> str:
@@ -176,18 +182,18 @@ def _short(text: str, limit: int) -> str:
 
 def _unseen(kind: str, events: list[Event]) -> str:
     if kind == "endless loop":
-        return "nothing more: the host stops asking it"
-    return "nothing: the model was not asked again" if any(e.kind == "model.request" for e in events) \
-        else "nothing: no model in this run"
+        return _("nothing more: the host stops asking it")
+    return _("nothing: the model was not asked again") if any(e.kind == "model.request" for e in events) \
+        else _("nothing: no model in this run")
 
 
 def _fixed_by(kind: str, event: Event, events: list[Event]) -> str:
-    who = _WHO_FIXES[kind]
+    who = _(_WHO_FIXES[kind])
     if kind == "execution error":
         failed = event.name
         later = [e for e in events if e.seq > event.seq and e.kind == "jsonrpc.response" and e.name == failed]
         if any(not _is_error_result(e) for e in later):
-            who += " (it did: its retry succeeded)"
+            who += _(" (it did: its retry succeeded)")
     return who
 
 

@@ -11,10 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from labkit._i18n import _
+
 from ..host import argument_hash, scripted_user_active
-from ._scanner import POWER_NAME
 from ..trace import Trace
 from ._hidden import count_hidden, reveal
+from ._scanner import POWER_NAME
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,19 +55,22 @@ def concerns(tool: str, arguments: dict[str, Any]) -> list[Concern]:
     an address outside shop.example, hidden characters (notebook 07)."""
     found = []
     if match := POWER_NAME.search(tool):
-        found.append(Concern("power-name", f"the tool's name claims {match.group()!r}; nothing in this task needs "
-                             "that", f"a tool whose name claims {match.group()!r}"))
+        found.append(Concern("power-name", _("the tool's name claims {group!r}; nothing in this task needs that").format(group=match.group()), _("a tool whose name claims {group!r}").format(
+            group=match.group())))
     text = json.dumps(arguments, ensure_ascii=False)
     if _PRIVATE_KEY.search(text):
-        found.append(Concern("private-key", "the arguments contain a private key", "a private key in the arguments"))
+        found.append(Concern("private-key", _("the arguments contain a private key"), _("a private key in the arguments")))
     for match in _ADDRESS.finditer(text):
         domain = (match.group(1) or match.group(2)).lower()
         if domain != HOME_DOMAIN and not domain.endswith("." + HOME_DOMAIN):
-            found.append(Concern("outside-address", f"it would send something to {domain}, outside {HOME_DOMAIN}",
-                                 f"sending to {match.group()}, an address outside the user's domain {HOME_DOMAIN}"))
+            found.append(Concern("outside-address", _("it would send something to {domain}, outside {HOME_DOMAIN}").format(
+                domain=domain, HOME_DOMAIN=HOME_DOMAIN),
+                                 _("sending to {group}, an address outside the user's domain {HOME_DOMAIN}").format(
+                                     group=match.group(), HOME_DOMAIN=HOME_DOMAIN)))
     if hidden := count_hidden(text):
-        found.append(Concern("hidden-characters", f"the arguments hide {hidden} invisible character(s)",
-                             f"{hidden} hidden character(s) in the arguments"))
+        found.append(Concern("hidden-characters", _("the arguments hide {hidden} invisible character(s)").format(
+            hidden=hidden),
+                             _("{hidden} hidden character(s) in the arguments").format(hidden=hidden)))
     return found
 
 
@@ -74,18 +79,18 @@ def careful_user(server: str, tool: str, arguments: dict[str, Any]) -> tuple[boo
     refuses at the first of its `concerns` (notebook 07)."""
     if found := concerns(tool, arguments):
         return False, found[0].refusal
-    return True, "nothing in the arguments leaves the company"
+    return True, _("nothing in the arguments leaves the company")
 
 
 def consequence(tool: str, arguments: dict[str, Any]) -> str:
     """What a yes to this call allows, in one sentence, or "" when the careful user would see nothing wrong."""
     found = concerns(tool, arguments)
-    return f"You approved {'; '.join(c.allowed for c in found)}." if found else ""
+    return _("You approved {allowed}.").format(allowed='; '.join(c.allowed for c in found)) if found else ""
 
 
 def approve_all(server: str, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
     """"Always allow": the setting many hosts offer, and the one the attacks count on (notebook 07)."""
-    return True, "always allow"
+    return True, _("always allow")
 
 
 @dataclass(frozen=True)
@@ -118,8 +123,9 @@ class ApprovalDesk:
 
     async def __call__(self, server: str, tool: str, arguments: dict[str, Any]) -> bool:
         shown = render_arguments(arguments)
-        self.trace.record("host", "user", "host.approval", f"asks to approve {tool} on {server}, showing all "
-                          f"{len(shown)} characters of its arguments", name=tool, payload={"arguments": shown})
+        self.trace.record("host", "user", "host.approval", _("asks to approve {tool} on {server}, showing all "
+                                                             "{n_shown} characters of its arguments").format(
+            tool=tool, server=server, n_shown=len(shown)), name=tool, payload={"arguments": shown})
         approved, reason = self.decide(server, tool, arguments)
         if_yes = consequence(tool, arguments)
         by = "scripted user"
@@ -153,14 +159,15 @@ class ApprovalDesk:
         import ipywidgets as widgets
         from IPython.display import display
 
-        approve = widgets.Button(description="Approve", button_style="success")
-        refuse = widgets.Button(description="Refuse")
-        status = widgets.Label(value="waiting for your answer")
-        question = widgets.HTML(f"<b>Approve this call?</b> {html.escape(tool)} on {html.escape(server)}"
-                                f"<pre>{html.escape(shown)}</pre>")
+        approve = widgets.Button(description=_("Approve"), button_style="success")
+        refuse = widgets.Button(description=_("Refuse"))
+        status = widgets.Label(value=_("waiting for your answer"))
+        question = widgets.HTML(_("<b>Approve this call?</b> {tool} on {server}<pre>{arguments}</pre>").format(
+            tool=html.escape(tool), server=html.escape(server), arguments=html.escape(shown)))
         display(widgets.VBox([question, widgets.HBox([approve, refuse]), status]))
         if _nobody_can_click():
-            status.value = f"answered by the scripted user (CI): {'approved' if approved else 'refused'} ({reason})"
+            status.value = _("answered by the scripted user (CI): {answer} ({reason})").format(
+                answer=_("approved") if approved else _("refused"), reason=reason)
             if approved and if_yes:
                 status.value += f" {if_yes}"
             return approved, reason, "scripted user"
@@ -174,4 +181,4 @@ class ApprovalDesk:
         for button in (approve, refuse):
             button.disabled = True
         status.value = (if_yes or "approved") if clicked else "refused"
-        return clicked, "your click" if clicked or answer.done() else "no answer in time", "person"
+        return clicked, _("your click") if clicked or answer.done() else _("no answer in time"), "person"

@@ -11,6 +11,8 @@ from typing import Any
 
 from mcp_types import Tool
 
+from labkit._i18n import _
+
 from ..host import Guard
 from ..trace import Trace
 
@@ -50,7 +52,8 @@ class HintsGuard(Guard):
             return tools
         hinted = [f"{t.name} ({_hints(t)})" for t in tools if t.annotations is not None]
         if hinted:
-            self.trace.record("host", "host", "host.hints", f"ignores {server}'s annotations (untrusted hints): "
+            self.trace.record("host", "host", "host.hints", _("ignores {server}'s annotations (untrusted hints): ").format(
+                server=server)
                               + "; ".join(hinted), server=server, outcome="ignored", by=self.name)
         return [tool.model_copy(update={"annotations": None}) for tool in tools]
 
@@ -76,7 +79,7 @@ class PathGuard(Guard):
         for key in self.names:
             value = arguments.get(key)
             if isinstance(value, str) and self.outside(value):
-                return f"{key} {value!r} leads outside the workspace the host granted"
+                return _("{key} {value!r} leads outside the workspace the host granted").format(key=key, value=value)
         return None
 
 
@@ -92,9 +95,9 @@ class EgressGuard(Guard):
     async def on_call(self, server: str, tool: Tool, name: str, arguments: dict[str, Any]) -> str | None:
         text = json.dumps(arguments, ensure_ascii=False)
         if _PRIVATE_KEY.search(text):
-            return "the arguments carry a private key"
+            return _("the arguments carry a private key")
         if any(secret in text for secret in self.secrets):
-            return "the arguments carry one of the host's secret values"
+            return _("the arguments carry one of the host's secret values")
         return None
 
     def redact(self, arguments: dict[str, Any]) -> dict[str, Any]:

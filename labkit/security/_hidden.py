@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from labkit._i18n import _
+
 __all__ = ["HIDDEN", "count_hidden", "readable", "reveal", "strip_hidden"]
 
 ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-_])")
@@ -36,7 +38,7 @@ def readable(text: str) -> str:
 def _label(run: str) -> str:
     if all(0xE0000 <= ord(c) <= 0xE007F for c in run):
         decoded = "".join(chr(ord(c) - _TAG_BASE) for c in run if 0xE0020 <= ord(c) <= 0xE007E)
-        return f"⟦{len(run)} tag characters: {decoded!r}⟧"
+        return _("⟦{n_run} tag characters: {decoded!r}⟧").format(n_run=len(run), decoded=decoded)
     names = [unicodedata.name(c, f"U+{ord(c):04X}") if ord(c) > 0x9F else f"U+{ord(c):04X}" for c in run]
     shown = ", ".join(dict.fromkeys(names))
     return f"⟦{len(run)}× {shown}⟧"

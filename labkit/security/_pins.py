@@ -11,6 +11,8 @@ from typing import Any
 
 from mcp_types import Tool
 
+from labkit._i18n import _
+
 from ..host import Guard, wire_tool
 from ..trace import Trace
 
@@ -124,7 +126,7 @@ class PinGuard(Guard):
             return tools
         self.prompts.append((server, changes))
         changed = any(c.kind == "changed" for c in changes)  # a definition differs from what a person approved
-        self.trace.record("host", "user", "host.pin", f"asks to approve {server}: "
+        self.trace.record("host", "user", "host.pin", _("asks to approve {server}: ").format(server=server)
                           + "; ".join(c.summary for c in changes), payload=[c.__dict__ for c in changes], server=server,
                           changed=changed)
         approved = await self.approve(server, changes)
@@ -140,8 +142,8 @@ class PinGuard(Guard):
         if INSTRUCTIONS in refused:
             refused |= set(entries)
         for name in refused - {INSTRUCTIONS}:
-            self.withheld[(server, name)] = "its definition is not approved (pinning)"
-        self.trace.record("host", "host", "host.pin", f"pins withheld from {server}: "
-                          + ", ".join(sorted(refused - {INSTRUCTIONS})) + " (until a person approves)", server=server,
+            self.withheld[(server, name)] = _("its definition is not approved (pinning)")
+        self.trace.record("host", "host", "host.pin", _("pins withheld from {server}: ").format(server=server)
+                          + ", ".join(sorted(refused - {INSTRUCTIONS})) + _(" (until a person approves)"), server=server,
                           outcome="withheld", by=self.name)
         return [tool for tool in tools if tool.name not in refused]

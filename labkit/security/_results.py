@@ -11,6 +11,8 @@ from typing import Any
 
 from mcp_types import Tool
 
+from labkit._i18n import _
+
 from ..host import Guard
 from ..trace import Trace
 from ._hidden import count_hidden, strip_hidden
@@ -44,13 +46,15 @@ class UntrustedResults(Guard):
         clean = strip_hidden(text)
         if self.trusted(server):
             if hidden:
-                self.trace.record("host", "host", "host.sanitize", f"stripped {hidden} hidden character(s) from "
-                                  f"the result of {name}", name=name, server=server)
+                self.trace.record("host", "host", "host.sanitize", _("stripped {hidden} hidden character(s) from the "
+                                                                     "result of {name}").format(
+                    hidden=hidden, name=name), name=name, server=server)
             return clean
         rules = sorted({f.rule for f in scan_text(text, "result") if f.rule != "hidden-characters"})
-        told = f"; instructions for the model in it ({', '.join(rules)})" if rules else ""
-        self.trace.record("host", "host", "host.sanitize", f"result of {name}: {hidden} hidden character(s) stripped, "
-                          f"wrapped as untrusted data{told}", name=name, server=server, payload={"rules": rules})
+        told = _("; instructions for the model in it ({rules})").format(rules=', '.join(rules)) if rules else ""
+        self.trace.record("host", "host", "host.sanitize", _("result of {name}: {hidden} hidden character(s) stripped, "
+                                                             "wrapped as untrusted data{told}").format(
+            name=name, hidden=hidden, told=told), name=name, server=server, payload={"rules": rules})
         return wrap_untrusted(clean, f"{server}/{name.rsplit('__', 1)[-1]}", self.key)
 
 
@@ -68,8 +72,9 @@ class TaintGuard(Guard):
     def on_result(self, server: str, name: str, text: str, is_error: bool) -> str:
         source, trusted = f"{server}/{name.rsplit('__', 1)[-1]}", self.trusted(server)
         if not trusted and not any(not t for _, t, _ in self.seen):
-            self.trace.record("host", "host", "host.taint", f"untrusted content from {source} entered the context: "
-                              "calls carrying it now need a person's approval", server=server)
+            self.trace.record("host", "host", "host.taint", _("untrusted content from {source} entered the context: "
+                                                              "calls carrying it now need a "
+                                                              "person's approval").format(source=source), server=server)
         self.seen.append((source, trusted, text))
         return text
 
@@ -78,8 +83,8 @@ class TaintGuard(Guard):
         for value in _strings(arguments):
             for source, trusted, text in self.seen:
                 if (not trusted or to_untrusted) and _shares_piece(value, text):
-                    towards = "to an untrusted server" if trusted else "from an untrusted result"
-                    return f"its arguments carry data {towards} ({source})"
+                    towards = _("to an untrusted server") if trusted else _("from an untrusted result")
+                    return _("its arguments carry data {towards} ({source})").format(towards=towards, source=source)
         return None
 
 

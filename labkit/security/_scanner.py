@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_types import Tool
 
+from labkit._i18n import _
+
 from ..host import Guard, wire_tool
 from ..trace import Trace, base64_texts
 from ._hidden import HIDDEN, count_hidden, readable, reveal
@@ -114,7 +116,8 @@ def scan_text(text: str, where: str, rules: Sequence[Rule] = RULES) -> list[Find
     if count_hidden(text):
         findings.append(Finding("hidden-characters", where, _excerpt(text, HIDDEN.search(text), 30)))
     if match := _PADDING.search(text):
-        findings.append(Finding("padding", where, f"{len(match.group())} blank characters before: "
+        findings.append(Finding("padding", where, _("{n_group} blank characters before: ").format(
+            n_group=len(match.group()))
                                 + reveal(text[match.end():match.end() + 60])))
     plain = readable(text)
     for rule in rules:
@@ -137,28 +140,34 @@ def scan_tool(
     name, description = wire.get("name", ""), wire.get("description") or ""
     findings = [f for where, text in texts_of(wire) for f in scan_text(text, where, rules)]
     if match := POWER_NAME.search(name):
-        findings.append(Finding("power-name", "name", f"{name} claims {match.group()!r}: a person reviews every call",
+        findings.append(Finding("power-name", "name", _("{name} claims {group!r}: a person reviews every call").format(
+            name=name, group=match.group()),
                                 "review"))
     if match := _SELF_PROMOTION.search(readable(description)):
         findings.append(Finding("tool-choice", "description", _excerpt(readable(description), match), "review"))
     if not _VALID_NAME.match(name):
-        findings.append(Finding("invalid-name", "name", f"{ascii(name)} has characters outside A-Z a-z 0-9 _ - ."))
+        findings.append(Finding("invalid-name", "name", _("{name} has characters outside A-Z a-z 0-9 _ - .").format(
+            name=ascii(name))))
     for other, server in others.items():
         if other == name:
-            findings.append(Finding("shadowing", "name", f"{name} is already offered by the {server} server"))
+            findings.append(Finding("shadowing", "name", _("{name} is already offered by the {server} server").format(
+                name=name, server=server)))
         elif _skeleton(other) == _skeleton(name):
-            findings.append(Finding("confusable-name", "name", f"{ascii(name)} looks like {server}'s {other}"))
+            findings.append(Finding("confusable-name", "name", _("{name} looks like {server}'s {other}").format(
+                name=ascii(name), server=server, other=other)))
     for sentence in re.split(r"(?<=[.!?:])\s+", readable(description)):
         mentioned = [o for o in others if o != name and re.search(rf"\b{re.escape(o)}\b", sentence)]
         if mentioned and _OVERRIDE.search(sentence):
             owner = others[mentioned[0]]
             findings.append(Finding("cross-server-reference", "description",
-                                    f"tells the model how to use {owner}'s {mentioned[0]}: {sentence[:120]}"))
+                                    _("tells the model how to use {owner}'s {mentioned}: {sentence}").format(
+                                        owner=owner, mentioned=mentioned[0], sentence=sentence[:120])))
     properties = (wire.get("inputSchema") or {}).get("properties") or {}
     for param, spec in properties.items():
         if param.lower() in _FREE_TEXT and not spec.get("description") and param not in readable(description):
             findings.append(Finding("unexplained-parameter", f"inputSchema.properties.{param}",
-                                    f"free-text parameter {param!r} that the description never explains"))
+                                    _("free-text parameter {param!r} that the description never explains").format(
+                                        param=param)))
     if len(description) > _ADVISORY_LENGTH:
         findings.append(Finding("long-description", "description", f"{len(description)} characters", "warn"))
     return findings
@@ -201,18 +210,21 @@ class ScanGuard(Guard):
             found = told + scan_tool(tool, others=others, rules=self.rules)
             review = sorted({f.rule for f in found if f.severity == "review"})
             if review:
-                self.reviewed[(server, tool.name)] = f"the scanner asks a person to review it ({', '.join(review)})"
+                self.reviewed[(server, tool.name)] = _("the scanner asks a person to review it ({review})").format(
+                    review=', '.join(review))
             findings = [f for f in found if f.severity == "block"]
             if not findings:
                 kept.append(tool)
                 continue
             rules = sorted({f.rule for f in findings})
-            self.withheld[(server, tool.name)] = f"the scanner flagged it ({', '.join(rules)})"
-            self.trace.record("host", "host", "host.scan", f"scanner withheld {server}/{tool.name}: {', '.join(rules)}",
+            self.withheld[(server, tool.name)] = _("the scanner flagged it ({rules})").format(rules=', '.join(rules))
+            self.trace.record("host", "host", "host.scan", _("scanner withheld {server}/{name}: {rules}").format(
+                server=server, name=tool.name, rules=', '.join(rules)),
                               name=tool.name, payload=[asdict(f) for f in findings], server=server,
                               outcome="withheld", by=self.name)
         if tools and len(kept) == len(tools):
-            self.trace.record("host", "host", "host.scan", f"scanner: {server}'s {len(tools)} tool(s) look clean",
+            self.trace.record("host", "host", "host.scan", _("scanner: {server}'s {n_tools} tool(s) look clean").format(
+                server=server, n_tools=len(tools)),
                               server=server, outcome="allowed", by=self.name)
         return kept
 

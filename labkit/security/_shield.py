@@ -7,6 +7,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
+from labkit._i18n import N_, _
+
 from ..host import GatePolicy, Guard, Host, ServerSpec
 from ..trace import Trace
 from ._approval import ApprovalDesk
@@ -26,16 +28,16 @@ TRUSTED_SERVERS = frozenset({"logs", "charts", "orders", "plans"})
 TEACHING_KEY = b"notebook 07: a fixed key keeps the outputs reproducible; a real host draws a random one"
 
 DEFENCES = {
-    "pin": "pin each tool's definition; a new or changed one waits for a person",
-    "scan": "scan descriptions, schemas and instructions; withhold what is flagged",
-    "namespace": "name tools <server>__<tool>, trusted servers listed first",
-    "hints": "ignore the annotations (e.g. readOnlyHint) of untrusted servers",
-    "approval": "a person approves each call that may change something, seeing its full arguments",
-    "paths": "refuse path arguments that leave the workspace, links resolved",
-    "egress": "refuse arguments that carry a private key or a host secret",
-    "taint": "a call carrying untrusted data, or trusted data to an untrusted server, needs a person's yes",
-    "results": "strip hidden characters from results, wrap untrusted ones as data",
-    "least_privilege": "start servers in the workspace, with an empty home and no secrets",
+    "pin": N_("pin each tool's definition; a new or changed one waits for a person"),
+    "scan": N_("scan descriptions, schemas and instructions; withhold what is flagged"),
+    "namespace": N_("name tools <server>__<tool>, trusted servers listed first"),
+    "hints": N_("ignore the annotations (e.g. readOnlyHint) of untrusted servers"),
+    "approval": N_("a person approves each call that may change something, seeing its full arguments"),
+    "paths": N_("refuse path arguments that leave the workspace, links resolved"),
+    "egress": N_("refuse arguments that carry a private key or a host secret"),
+    "taint": N_("a call carrying untrusted data, or trusted data to an untrusted server, needs a person's yes"),
+    "results": N_("strip hidden characters from results, wrap untrusted ones as data"),
+    "least_privilege": N_("start servers in the workspace, with an empty home and no secrets"),
 }
 
 
@@ -75,11 +77,12 @@ class Defences:
 
     def __str__(self) -> str:
         on = self.on
-        return "all defences" if len(on) == len(DEFENCES) else "no defences" if not on else "only " + ", ".join(on)
+        return _("all defences") if len(on) == len(DEFENCES) else _("no defences") if not on else _("only {on}").format(
+            on=", ".join(on))
 
     def table(self) -> pd.DataFrame:
         import pandas as pd
-        return pd.DataFrame([{"defence": n, "on": getattr(self, n), "what it does": w} for n, w in DEFENCES.items()])
+        return pd.DataFrame([{"defence": n, "on": getattr(self, n), "what it does": _(w)} for n, w in DEFENCES.items()])
 
 
 class Shield:

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
+from labkit._i18n import _
+
 from ._skill import Skill, load_skill
 
 if TYPE_CHECKING:
@@ -31,7 +33,8 @@ class SkillLibrary:
         self._skills: dict[str, Skill] = {}
         for skill in skills:
             if skill.name in self._skills:
-                raise ValueError(f"two skills are called {skill.name!r}; skill names must be unique")
+                raise ValueError(_("two skills are called {name!r}; skill names must be unique").format(
+                    name=skill.name))
             self._skills[skill.name] = skill
 
     @classmethod
@@ -56,7 +59,8 @@ class SkillLibrary:
 
     def get(self, name: str) -> Skill:
         if name not in self._skills:
-            raise KeyError(f"no skill called {name!r}; the skills are {', '.join(self._skills) or 'none'}")
+            raise KeyError(_("no skill called {name!r}; the skills are {names}").format(
+                name=name, names=', '.join(self._skills) or 'none'))
         return self._skills[name]
 
     def with_skill(self, skill: Skill) -> "SkillLibrary":
@@ -82,19 +86,23 @@ class SkillLibrary:
         """
         skill = self.get(name)
         if skill.folder is None:
-            raise ValueError(f"skill {name!r} was not loaded from a folder, so it has no files")
+            raise ValueError(_("skill {name!r} was not loaded from a folder, so it has no files").format(name=name))
         if not path or Path(path).is_absolute() or "\\" in path or ".." in Path(path).parts:
-            raise ValueError(f"refused {path!r}: give a path inside the skill's folder, such as {_example(skill)}")
+            raise ValueError(_("refused {path!r}: give a path inside the skill's folder, such as {_example}").format(
+                path=path, _example=_example(skill)))
         root = skill.folder.resolve()
         target = (root / path).resolve()
         if not target.is_relative_to(root):
-            raise ValueError(f"refused {path!r}: it leads outside the folder of skill {name!r}")
+            raise ValueError(_("refused {path!r}: it leads outside the folder of skill {name!r}").format(
+                path=path, name=name))
         if target.relative_to(root).as_posix() not in skill.resources:
             files = ", ".join(skill.resources) or "none"
-            raise ValueError(f"skill {name!r} has no file {path!r}; its files are {files}")
+            raise ValueError(_("skill {name!r} has no file {path!r}; its files are {files}").format(
+                name=name, path=path, files=files))
         data = target.read_bytes()
         if len(data) > _MAX_RESOURCE_BYTES:
-            raise ValueError(f"refused {path!r}: {len(data)} bytes is more than the host's {_MAX_RESOURCE_BYTES}")
+            raise ValueError(_("refused {path!r}: {n_data} bytes is more than the host's {_MAX_RESOURCE_BYTES}").format(
+                path=path, n_data=len(data), _MAX_RESOURCE_BYTES=_MAX_RESOURCE_BYTES))
         return data.decode("utf-8", errors="replace")
 
 

@@ -7,6 +7,8 @@ from typing import Any
 
 from mcp_types import GetPromptResult, Tool, ToolAnnotations
 
+from labkit._i18n import _
+
 from ..host import LocalTool, LocalToolResult
 from ..trace import Trace, estimate_tokens
 from ._library import SkillLibrary
@@ -38,8 +40,8 @@ class SkillLoader:
     def system_prompt(self, base: str) -> str:
         """`base` followed by the tier-1 catalog; records what the catalog adds to every request."""
         catalog = self.library.catalog()
-        self._record(1, "skill.catalog", "catalog", f"the catalog of {len(self.library)} skill(s) "
-                     "goes into the system prompt", catalog, "host")
+        self._record(1, "skill.catalog", "catalog", _("the catalog of {n_library} skill(s) goes into the system prompt").format(
+            n_library=len(self.library)), catalog, "host")
         return f"{base}\n\n{catalog}"
 
     @property
@@ -80,24 +82,27 @@ class SkillLoader:
     async def _load(self, arguments: dict[str, Any]) -> LocalToolResult:
         name = str(arguments.get("name", ""))
         if name not in self.library:
-            return self._refuse(f"no skill called {name!r}; the catalog lists {', '.join(self.library.names)}")
+            return self._refuse(_("no skill called {name!r}; the catalog lists {names}").format(
+                name=name, names=', '.join(self.library.names)))
         skill = self.library.get(name)
         files = ", ".join(skill.resources) or "none"
         text = (f"<skill name=\"{name}\">\n{skill.body}\nFiles of this skill (read one with read_skill_resource "
                 f"only when the method asks for it): {files}\n</skill>")
         self.loaded.append(name)
-        self._record(2, "skill.load", name, f"loads the body of {name}, as the model asked", text, "model")
+        self._record(2, "skill.load", name, _("loads the body of {name}, as the model asked").format(
+            name=name), text, "model")
         return LocalToolResult(text)
 
     async def _read(self, arguments: dict[str, Any]) -> LocalToolResult:
         name, path = str(arguments.get("skill", "")), str(arguments.get("path", ""))
         if name not in self.loaded:
-            return self._refuse(f"load the skill {name!r} with load_skill before reading its files")
+            return self._refuse(_("load the skill {name!r} with load_skill before reading its files").format(name=name))
         try:
             text = self.library.read_resource(name, path)
         except (KeyError, ValueError) as error:
             return self._refuse(str(error).strip("\"'"))
-        self._record(3, "skill.resource", f"{name}/{path}", f"reads {path} of {name}, as its method asks", text,
+        self._record(3, "skill.resource", f"{name}/{path}", _("reads {path} of {name}, as its method asks").format(
+            path=path, name=name), text,
                      "model")
         return LocalToolResult(text)
 
@@ -105,17 +110,20 @@ class SkillLoader:
         server, name = str(arguments.get("server", "")), str(arguments.get("name", ""))
         named = any(f"{server}/{name}(" in self.library.get(s).body for s in self.loaded)
         if not named:
-            return self._refuse(f"no loaded skill names the prompt {server}/{name}; the host fetches only those")
+            return self._refuse(_("no loaded skill names the prompt {server}/{name}; the host fetches only those").format(
+                server=server, name=name))
         assert self.ask_server is not None  # the tool is offered only with one
         try:
             result = await self.ask_server(server, name, arguments.get("arguments") or {})
         except KeyError:
-            return self._refuse(f"the host is not connected to a server called {server!r}")
+            return self._refuse(_("the host is not connected to a server called {server!r}").format(server=server))
         except Exception as error:  # the server's protocol error, shown to the model as a refusal
-            return self._refuse(f"the {server} server refused the prompt {name}: {error}")
+            return self._refuse(_("the {server} server refused the prompt {name}: {error}").format(
+                server=server, name=name, error=error))
         text = "\n".join(m.content.text for m in result.messages if getattr(m.content, "type", "") == "text")
-        self._record(3, "skill.prompt", f"{server}/{name}", f"gets the {name} prompt from the {server} server, "
-                     "as the skill's method asks", text, "model")
+        self._record(3, "skill.prompt", f"{server}/{name}", _("gets the {name} prompt from the {server} server, as the "
+                                                              "skill's method asks").format(
+            name=name, server=server), text, "model")
         return LocalToolResult(text)
 
     def _refuse(self, reason: str) -> LocalToolResult:
@@ -125,6 +133,7 @@ class SkillLoader:
     def _record(self, tier: int, kind: str, item: str, what: str, text: str, requested_by: str) -> None:
         size, tokens = len(text.encode("utf-8")), estimate_tokens(text)
         self.trace.record(
-            "host", "host", kind, f"tier {tier}: {what} ({size} bytes, ~{tokens} tokens)", name=item,
+            "host", "host", kind, _("tier {tier}: {what} ({size} bytes, ~{tokens} tokens)").format(
+                tier=tier, what=what, size=size, tokens=tokens), name=item,
             payload={"text": text}, tier=tier, bytes=size, tokens=tokens, requested_by=requested_by,
         )

@@ -9,6 +9,8 @@ from typing import Any
 
 import yaml
 
+from labkit._i18n import _
+
 __all__ = [
     "FIELDS",
     "MAX_COMPATIBILITY",
@@ -38,7 +40,7 @@ class SkillError(ValueError):
         self.folder = folder
         self.problems = tuple(problems)
         lines = "\n".join(f"  - {p}" for p in problems)
-        super().__init__(f"skill folder {folder!r} is not a valid skill:\n{lines}")
+        super().__init__(_("skill folder {folder!r} is not a valid skill:\n{lines}").format(folder=folder, lines=lines))
 
 
 @dataclass(frozen=True)
@@ -73,13 +75,14 @@ def parse_skill(text: str, folder: str) -> Skill:
     """
     match = _FRONT_MATTER.match(text)
     if match is None:
-        raise SkillError(folder, ["SKILL.md must start with YAML front matter: a '---' line, the fields, a '---' line"])
+        raise SkillError(folder, [_("SKILL.md must start with YAML front matter: a '---' line, the fields, a '---' line")])
     try:
         data = yaml.safe_load(match.group(1))
     except yaml.YAMLError as error:
-        raise SkillError(folder, [f"the front matter is not valid YAML: {_first_line(error)}"]) from None
+        raise SkillError(folder, [_("the front matter is not valid YAML: {_first_line}").format(
+            _first_line=_first_line(error))]) from None
     if not isinstance(data, dict):
-        raise SkillError(folder, ["the front matter must be a YAML mapping of fields, such as 'name: my-skill'"])
+        raise SkillError(folder, [_("the front matter must be a YAML mapping of fields, such as 'name: my-skill'")])
     problems = _unknown_fields(data) + _name_problems(data, folder) + _description_problems(data)
     problems += _optional_problems(data)
     if problems:
@@ -97,7 +100,7 @@ def load_skill(folder: str | Path) -> Skill:
     folder = Path(folder)
     source = folder / "SKILL.md"
     if not source.is_file():
-        raise SkillError(folder.name, ["the folder has no SKILL.md"])
+        raise SkillError(folder.name, [_("the folder has no SKILL.md")])
     skill = parse_skill(source.read_text(encoding="utf-8"), folder.name)
     resources = sorted(
         p.relative_to(folder).as_posix() for p in folder.rglob("*")
@@ -108,61 +111,67 @@ def load_skill(folder: str | Path) -> Skill:
 
 def _unknown_fields(data: dict[str, Any]) -> list[str]:
     unknown = sorted(str(k) for k in data if k not in FIELDS)
-    return [f"unknown front-matter field(s) {', '.join(unknown)}; the fields are {', '.join(FIELDS)} "
-            "(put your own keys under 'metadata')"] if unknown else []
+    return [_("unknown front-matter field(s) {unknown}; the fields are {FIELDS} (put your own keys under "
+              "'metadata')").format(unknown=', '.join(unknown), FIELDS=', '.join(FIELDS))] if unknown else []
 
 
 def _name_problems(data: dict[str, Any], folder: str) -> list[str]:
     name = data.get("name")
     if name is None:
-        return ["the required field 'name' is missing"]
+        return [_("the required field 'name' is missing")]
     if not isinstance(name, str) or not name:
-        return [f"'name' must be a non-empty string, not {name!r}"]
+        return [_("'name' must be a non-empty string, not {name!r}").format(name=name)]
     problems = []
     if len(name) > MAX_NAME:
-        problems.append(f"'name' has {len(name)} characters; at most {MAX_NAME} are allowed")
+        problems.append(_("'name' has {n_name} characters; at most {MAX_NAME} are allowed").format(
+            n_name=len(name), MAX_NAME=MAX_NAME))
     if name != name.lower():
-        problems.append(f"'name' {name!r} has capital letters; use lowercase, e.g. {name.lower()!r}")
+        problems.append(_("'name' {name!r} has capital letters; use lowercase, e.g. {lower!r}").format(
+            name=name, lower=name.lower()))
     if not _NAME_CHARS.fullmatch(name.lower()):
         bad = sorted({c for c in name.lower() if not _NAME_CHARS.fullmatch(c)})
-        problems.append(f"'name' {name!r} contains {', '.join(map(repr, bad))}; only a-z, 0-9 and '-' are allowed")
+        problems.append(_("'name' {name!r} contains {characters}; only a-z, 0-9 and '-' are allowed").format(
+            name=name, characters=', '.join(map(repr, bad))))
     if name.startswith("-") or name.endswith("-"):
-        problems.append(f"'name' {name!r} must not start or end with a hyphen")
+        problems.append(_("'name' {name!r} must not start or end with a hyphen").format(name=name))
     if "--" in name:
-        problems.append(f"'name' {name!r} must not contain two hyphens in a row")
+        problems.append(_("'name' {name!r} must not contain two hyphens in a row").format(name=name))
     if name != folder:
-        problems.append(f"'name' {name!r} does not match the folder name {folder!r}; they must be equal")
+        problems.append(_("'name' {name!r} does not match the folder name {folder!r}; they must be equal").format(
+            name=name, folder=folder))
     return problems
 
 
 def _description_problems(data: dict[str, Any]) -> list[str]:
     description = data.get("description")
     if description is None:
-        return ["the required field 'description' is missing: say what the skill does and when to use it"]
+        return [_("the required field 'description' is missing: say what the skill does and when to use it")]
     if not isinstance(description, str) or not description.strip():
-        return ["'description' must be a non-empty string: say what the skill does and when to use it"]
+        return [_("'description' must be a non-empty string: say what the skill does and when to use it")]
     if len(description) > MAX_DESCRIPTION:
-        return [f"'description' has {len(description)} characters; at most {MAX_DESCRIPTION} are allowed"]
+        return [_("'description' has {n_description} characters; at most {MAX_DESCRIPTION} are allowed").format(
+            n_description=len(description), MAX_DESCRIPTION=MAX_DESCRIPTION)]
     return []
 
 
 def _optional_problems(data: dict[str, Any]) -> list[str]:
     problems = []
     if "license" in data and not isinstance(data["license"], str):
-        problems.append("'license' must be a string, e.g. 'MIT' or 'LICENSE.txt'")
+        problems.append(_("'license' must be a string, e.g. 'MIT' or 'LICENSE.txt'"))
     compatibility = data.get("compatibility", "")
     if "compatibility" in data and not (isinstance(compatibility, str) and 0 < len(compatibility) <= MAX_COMPATIBILITY):
-        problems.append(f"'compatibility' must be a string of 1 to {MAX_COMPATIBILITY} characters")
+        problems.append(_("'compatibility' must be a string of 1 to {MAX_COMPATIBILITY} characters").format(
+            MAX_COMPATIBILITY=MAX_COMPATIBILITY))
     metadata = data.get("metadata")
     if "metadata" in data and not (
         isinstance(metadata, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())
     ):
-        problems.append("'metadata' must map strings to strings (quote numbers: version: \"1.0\")")
+        problems.append(_("'metadata' must map strings to strings (quote numbers: version: \"1.0\")"))
     tools = data.get("allowed-tools")
     if "allowed-tools" in data and not (
         isinstance(tools, str) or (isinstance(tools, list) and all(isinstance(t, str) for t in tools))
     ):
-        problems.append("'allowed-tools' must be a space-separated string or a list of strings")
+        problems.append(_("'allowed-tools' must be a space-separated string or a list of strings"))
     return problems
 
 

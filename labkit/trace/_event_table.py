@@ -6,6 +6,8 @@ import html
 
 import pandas as pd
 
+from labkit._i18n import _
+
 __all__ = ["EventTable"]
 
 _SHORT_ID = 10  # characters of an id shown in a table; the whole id is on hover
@@ -27,11 +29,11 @@ class EventTable(pd.DataFrame):
         return pd.DataFrame
 
     def _repr_html_(self) -> str:
-        columns = ["round", "from → to", *(c for c in self.columns if c not in ("round", "from", "to"))]
+        columns = ["round", _("from → to"), *(c for c in self.columns if c not in ("round", "from", "to"))]
         head = "".join(f"<th>{html.escape(c)}</th>" for c in ["seq", *columns])
         body = "".join(f"<tr><th>{seq}</th>{self._cells(row)}</tr>" for seq, row in self.iterrows())
         return (f"{_TABLE_STYLE}<table class='dataframe labkit-events'><thead><tr>{head}</tr></thead>"
-                f"<tbody>{body}</tbody></table><p>{len(self)} events</p>")
+                f"<tbody>{body}</tbody></table><p>{_('{n} events').format(n=len(self))}</p>")
 
     @staticmethod
     def _cells(row: pd.Series) -> str:

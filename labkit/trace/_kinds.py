@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from enum import StrEnum
+
+from labkit._i18n import N_, _
 
 __all__ = ["KIND_MEANINGS", "Kind", "Meta", "Outcome"]
 
@@ -52,48 +55,64 @@ class Kind(StrEnum):
     SYSTEM_ANSWER = "system.answer"
 
 
-KIND_MEANINGS: dict[Kind, str] = {
-    Kind.USER_ASK: "the user's question to the host",
-    Kind.USER_ANSWER: "the user's answer: to a form, an approval or the model's question",
-    Kind.HOST_GATE: "the host's verdict on one proposed call (allow-list, schema, approval)",
-    Kind.HOST_FORM: "the host shows a server's question as a form",
-    Kind.HOST_RELAY: "the host shows the model's question to the user",
-    Kind.HOST_WRITEBACK: "the host writes tool results back to the model as data",
-    Kind.HOST_CHECK: "the host checks the candidate answer against the task",
-    Kind.HOST_DELIVER: "the host delivers the answer to the user",
-    Kind.HOST_STOP: "the host stops the run without delivering",
-    Kind.HOST_ERROR: "a protocol error, timeout or crash the host handled",
-    Kind.HOST_RESTART: "the host restarts a server that stopped",
-    Kind.HOST_TRUNCATE: "the host cut a result that was too long",
-    Kind.HOST_NOTE: "a note the host or a lesson adds to the story",
-    Kind.HOST_APPROVAL: "a person is asked to approve a call",
-    Kind.HOST_SCAN: "the scanner's verdict on a tool definition",
-    Kind.HOST_PIN: "a tool definition checked against its pin",
-    Kind.HOST_HINTS: "annotations of an untrusted server are ignored",
-    Kind.HOST_TAINT: "untrusted content entered the context",
-    Kind.HOST_SANITIZE: "hidden characters were removed from a result",
-    Kind.SKILL_CATALOG: "tier 1: the skill catalog in the system prompt",
-    Kind.SKILL_LOAD: "tier 2: a skill's body loaded",
-    Kind.SKILL_RESOURCE: "tier 3: a skill's file read",
-    Kind.SKILL_PROMPT: "an MCP prompt a loaded skill names, fetched",
-    Kind.SKILL_REFUSE: "the host refused a skill request",
-    Kind.MODEL_REQUEST: "a request body the SDK sent to the model API",
-    Kind.MODEL_RESPONSE: "the model API's response body",
-    Kind.JSONRPC_REQUEST: "a JSON-RPC request frame (either direction)",
-    Kind.JSONRPC_RESPONSE: "a JSON-RPC result frame",
-    Kind.JSONRPC_ERROR: "a JSON-RPC error frame",
-    Kind.JSONRPC_NOTIFICATION: "a JSON-RPC notification frame",
-    Kind.HTTP_REQUEST: "an HTTP request of the Streamable HTTP transport",
-    Kind.HTTP_RESPONSE: "its HTTP status and MCP headers",
-    Kind.TRANSPORT_ERROR: "a line on the wire that is not JSON-RPC",
-    Kind.TRANSPORT_CLOSED: "the server's side of the connection ended",
-    Kind.TAP_ERROR: "the tap could not record a frame or a server's report (the session goes on)",
-    Kind.TAP_FORGED: "a server reported an event in another actor's name; it was not recorded as theirs",
-    Kind.SERVER_QUERY: "what a server asked its business system",
-    Kind.SERVER_RENDER: "a server drew a chart",
-    Kind.SERVER_RECEIVED: "what an untrusted server received (ground truth)",
-    Kind.SYSTEM_ANSWER: "the business system's answer",
+_MEANINGS: dict[Kind, str] = {
+    Kind.USER_ASK: N_("the user's question to the host"),
+    Kind.USER_ANSWER: N_("the user's answer: to a form, an approval or the model's question"),
+    Kind.HOST_GATE: N_("the host's verdict on one proposed call (allow-list, schema, approval)"),
+    Kind.HOST_FORM: N_("the host shows a server's question as a form"),
+    Kind.HOST_RELAY: N_("the host shows the model's question to the user"),
+    Kind.HOST_WRITEBACK: N_("the host writes tool results back to the model as data"),
+    Kind.HOST_CHECK: N_("the host checks the candidate answer against the task"),
+    Kind.HOST_DELIVER: N_("the host delivers the answer to the user"),
+    Kind.HOST_STOP: N_("the host stops the run without delivering"),
+    Kind.HOST_ERROR: N_("a protocol error, timeout or crash the host handled"),
+    Kind.HOST_RESTART: N_("the host restarts a server that stopped"),
+    Kind.HOST_TRUNCATE: N_("the host cut a result that was too long"),
+    Kind.HOST_NOTE: N_("a note the host or a lesson adds to the story"),
+    Kind.HOST_APPROVAL: N_("a person is asked to approve a call"),
+    Kind.HOST_SCAN: N_("the scanner's verdict on a tool definition"),
+    Kind.HOST_PIN: N_("a tool definition checked against its pin"),
+    Kind.HOST_HINTS: N_("annotations of an untrusted server are ignored"),
+    Kind.HOST_TAINT: N_("untrusted content entered the context"),
+    Kind.HOST_SANITIZE: N_("hidden characters were removed from a result"),
+    Kind.SKILL_CATALOG: N_("tier 1: the skill catalog in the system prompt"),
+    Kind.SKILL_LOAD: N_("tier 2: a skill's body loaded"),
+    Kind.SKILL_RESOURCE: N_("tier 3: a skill's file read"),
+    Kind.SKILL_PROMPT: N_("an MCP prompt a loaded skill names, fetched"),
+    Kind.SKILL_REFUSE: N_("the host refused a skill request"),
+    Kind.MODEL_REQUEST: N_("a request body the SDK sent to the model API"),
+    Kind.MODEL_RESPONSE: N_("the model API's response body"),
+    Kind.JSONRPC_REQUEST: N_("a JSON-RPC request frame (either direction)"),
+    Kind.JSONRPC_RESPONSE: N_("a JSON-RPC result frame"),
+    Kind.JSONRPC_ERROR: N_("a JSON-RPC error frame"),
+    Kind.JSONRPC_NOTIFICATION: N_("a JSON-RPC notification frame"),
+    Kind.HTTP_REQUEST: N_("an HTTP request of the Streamable HTTP transport"),
+    Kind.HTTP_RESPONSE: N_("its HTTP status and MCP headers"),
+    Kind.TRANSPORT_ERROR: N_("a line on the wire that is not JSON-RPC"),
+    Kind.TRANSPORT_CLOSED: N_("the server's side of the connection ended"),
+    Kind.TAP_ERROR: N_("the tap could not record a frame or a server's report (the session goes on)"),
+    Kind.TAP_FORGED: N_("a server reported an event in another actor's name; it was not recorded as theirs"),
+    Kind.SERVER_QUERY: N_("what a server asked its business system"),
+    Kind.SERVER_RENDER: N_("a server drew a chart"),
+    Kind.SERVER_RECEIVED: N_("what an untrusted server received (ground truth)"),
+    Kind.SYSTEM_ANSWER: N_("the business system's answer"),
 }
+
+
+class _Meanings(Mapping[Kind, str]):
+    """Each kind's meaning, in the learner's language when read."""
+
+    def __getitem__(self, kind: Kind) -> str:
+        return _(_MEANINGS[kind])
+
+    def __iter__(self) -> Iterator[Kind]:
+        return iter(_MEANINGS)
+
+    def __len__(self) -> int:
+        return len(_MEANINGS)
+
+
+KIND_MEANINGS: Mapping[Kind, str] = _Meanings()
 
 
 class Meta(StrEnum):
@@ -109,6 +128,7 @@ class Meta(StrEnum):
     SIMULATED = "simulated"
     CALL_IDS = "call_ids"
     CHANGED = "changed"
+    IGNORED = "ignored"
 
 
 class Outcome(StrEnum):

@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from labkit._i18n import _
+
 from ._events import Event, Trace
 from ._views import select
 
@@ -96,12 +98,13 @@ def _describe(actor: str, members: list[Event]) -> str:
     first = members[0]
     if actor == "model":
         answer = next(e for e in reversed(members) if e.kind == "model.response")
-        reads = "reads the results and answers: " if first.kind == "host.writeback" else ""
+        reads = _("reads the results and answers: ") if first.kind == "host.writeback" else ""
         return _shorten(f"model {reads}{answer.summary}")
     if first.kind == "host.writeback":
-        return f"host writes the result back as data and asks the model again ({len(members)} events)"
+        return _("host writes the result back as data and asks the model again ({n_members} events)").format(
+            n_members=len(members))
     if first.kind == "model.request" and first.src == "host":
-        return "host sends the conversation and the tools to the model"
+        return _("host sends the conversation and the tools to the model")
     text = "; ".join(dict.fromkeys(e.summary for e in members if e.kind != "model.request"))
     return _shorten(text)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from labkit._i18n import _
+
 __all__ = ["fold", "frame_kind", "summarise_frame"]
 
 
@@ -22,7 +24,7 @@ def fold(value: Any, limit: int = 60) -> str:
         return text
     keep = max(limit - 12, 8)
     head, tail = text[: keep * 2 // 3], text[-(keep // 3):]
-    return f"{head}…(+{len(text) - len(head) - len(tail)} chars)…{tail}"
+    return _("{head}…(+{hidden} chars)…{tail}").format(head=head, hidden=len(text) - len(head) - len(tail), tail=tail)
 
 
 def summarise_frame(payload: dict[str, Any], method: str | None = None) -> str:
@@ -73,7 +75,7 @@ def _summarise_result(method: str | None, result: dict[str, Any]) -> str:
     if method == "tools/list" or "tools" in result:
         names = [t.get("name") for t in result.get("tools", [])]
         ttl = f", ttlMs {result['ttlMs']}" if "ttlMs" in result else ""
-        return f"{prefix}{len(names)} tools{ttl}: {fold(', '.join(names), 60)}"
+        return _("{prefix}{n} tools{ttl}: {names}").format(prefix=prefix, n=len(names), ttl=ttl, names=fold(", ".join(names), 60))
     if "action" in result:
         return f"{prefix}{result['action']} {fold(result.get('content', {}), 50)}"
     if isinstance(result.get("content"), list):
@@ -81,7 +83,7 @@ def _summarise_result(method: str | None, result: dict[str, Any]) -> str:
         flag = "isError " if result.get("isError") else ""
         structured = " + structuredContent" if "structuredContent" in result else ""
         text = next((c.get("text") for c in result["content"] if c.get("type") == "text"), "")
-        return f"{prefix}{flag}{'+'.join(kinds) or 'no content'}{structured}: {fold(text, 50)}"
+        return f"{prefix}{flag}{'+'.join(kinds) or _('no content')}{structured}: {fold(text, 50)}"
     if method == "initialize":
         return f"{prefix}protocolVersion {result.get('protocolVersion')}"
     if method == "server/discover":

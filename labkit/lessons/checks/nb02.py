@@ -7,6 +7,8 @@ from typing import Any
 import jsonschema
 import mcp_types
 
+from labkit._i18n import N_, _
+
 from ...host import convert_tool
 from .._exercises import register, run_sync
 
@@ -39,32 +41,35 @@ def _follow(definition: dict[str, Any], path: str) -> Any:
     for part in path.split("."):
         if not isinstance(value, dict) or part not in value:
             keys = sorted(value) if isinstance(value, dict) else []
-            raise KeyError(f"{part!r} is not there (the keys at that level are {keys})")
+            raise KeyError(_("{part!r} is not there (the keys at that level are {keys})").format(part=part, keys=keys))
         value = value[part]
     return value
 
 
-@register("02.1", "Know where each model API carries a tool's MCP inputSchema.", "§6 One tool, four shapes")
+@register("02.1", N_("Know where each model API carries a tool's MCP inputSchema."), N_("§6 One tool, four shapes"))
 def check_schema_path(answer: Any) -> str | None:
     """Follow each dotted path in a tool `labkit.convert_tool` converted for that API; it must reach the input schema."""
     if not isinstance(answer, dict) or set(answer) != set(_APIS):
-        return f"answer_1 must be a dict with exactly the keys {list(_APIS)}, each a dotted path such as 'a.b'."
+        return _("answer_1 must be a dict with exactly the keys {_APIS}, each a dotted path such as 'a.b'.").format(
+            _APIS=list(_APIS))
     for api in _APIS:
         path = answer[api]
         if not isinstance(path, str) or not path:
-            return f"the path for {api!r} must be a non-empty string, got {path!r}."
+            return _("the path for {api!r} must be a non-empty string, got {path!r}.").format(api=api, path=path)
         definition = convert_tool(_PROBE, api).definition
         try:
             found = _follow(definition, path)
         except KeyError as error:
-            return f"following {path!r} in the {api} tool definition fails: {error.args[0]}."
+            return _("following {path!r} in the {api} tool definition fails: {reason}.").format(
+                path=path, api=api, reason=error.args[0])
         if found != _PROBE_SCHEMA:
-            return f"for {api}, {path!r} leads to {found!r}, not to the tool's JSON Schema."
+            return _("for {api}, {path!r} leads to {found!r}, not to the tool's JSON Schema.").format(
+                api=api, path=path, found=found)
     return None
 
 
-@register("02.2", "Write a tools/call that names a listed tool, with arguments that fit its inputSchema.",
-          "§3 tools/list on the wire and §4 tools/call on the wire")
+@register("02.2", N_("Write a tools/call that names a listed tool, with arguments that fit its inputSchema."),
+          N_("§3 tools/list on the wire and §4 tools/call on the wire"))
 def check_tools_call(answer: Any) -> str | None:
     """Validate against the orders server's real inputSchema, run the call on the server, compare with the order database."""
     # Imported here: the servers are needed only when this exercise is checked.
@@ -75,16 +80,17 @@ def check_tools_call(answer: Any) -> str | None:
     from servers.systems.order_db import OrderDb
 
     if not isinstance(answer, dict) or set(answer) != {"name", "arguments"}:
-        return "answer_2 must be the params of a tools/call: a dict with exactly the keys 'name' and 'arguments'."
+        return _("answer_2 must be the params of a tools/call: a dict with exactly the keys 'name' and 'arguments'.")
     server = build_server()
     tools = {tool.name: tool for tool in run_sync(server.list_tools)}
     if answer["name"] not in tools:
-        return f"the orders server lists no tool named {answer['name']!r}; it lists {sorted(tools)}."
+        return _("the orders server lists no tool named {name!r}; it lists {tools}.").format(
+            name=answer['name'], tools=sorted(tools))
     arguments = answer["arguments"]
     try:
         jsonschema.validate(arguments, tools[answer["name"]].input_schema)
     except jsonschema.ValidationError as error:
-        return f"the arguments do not fit the tool's inputSchema: {error.message}."
+        return _("the arguments do not fit the tool's inputSchema: {message}.").format(message=error.message)
 
     async def call() -> mcp_types.CallToolResult:
         async with Client(server) as client:
@@ -92,37 +98,41 @@ def check_tools_call(answer: Any) -> str | None:
 
     result = run_sync(call)
     if result.is_error:
-        return f"the server ran the call and answered isError: {result.content[0].text}"
+        return _("the server ran the call and answered isError: {text}").format(text=result.content[0].text)
     listed = result.structured_content or {}
     expected = OrderDb(data_dir()).by_status("delivered", 3)
     got = [order["id"] for order in listed.get("orders", [])]
     if listed.get("status") != "delivered":
-        return f"the server listed {listed.get('status')!r} orders, not 'delivered' ones."
+        return _("the server listed {status!r} orders, not 'delivered' ones.").format(status=listed.get('status'))
     if got != [order.id for order in expected]:
-        return f"the server returned {len(got)} orders; the task asks for the 3 newest delivered ones."
+        return _("the server returned {n_got} orders; the task asks for the 3 newest delivered ones.").format(
+            n_got=len(got))
     return None
 
 
-@register("02.3", "Say who decides when each primitive is used, and which request uses one.",
-          "§8 Tools, resources, prompts: who decides")
+@register("02.3", N_("Say who decides when each primitive is used, and which request uses one."),
+          N_("§8 Tools, resources, prompts: who decides"))
 def check_who_decides(answer: Any) -> str | None:
     """Who decides each primitive, and the method of the SDK's request type that uses one."""
     if not isinstance(answer, dict) or set(answer) != set(_METHODS):
-        return f"answer_3 must be a dict with exactly the keys {sorted(_METHODS)}."
+        return _("answer_3 must be a dict with exactly the keys {_METHODS}.").format(_METHODS=sorted(_METHODS))
     for primitive, request in _METHODS.items():
         entry = answer[primitive]
         if not isinstance(entry, (tuple, list)) or len(entry) != 2:
-            return f"answer_3[{primitive!r}] must be a pair (who decides, the method that fetches or runs it)."
+            return _("answer_3[{primitive!r}] must be a pair (who decides, the method that fetches or runs it).").format(
+                primitive=primitive)
         who, method = entry
         if str(who).strip().lower() not in _DECIDERS[primitive]:
-            return f"for {primitive}, {who!r} is not who decides; think about who sees the list of {primitive}."
+            return _("for {primitive}, {who!r} is not who decides; think about who sees the list of {primitive}.").format(
+                primitive=primitive, who=who)
         wanted = request.model_fields["method"].default
         if method != wanted:
-            return f"for {primitive}, {method!r} is not the JSON-RPC method the client sends to use one (look at the frames)."
+            return _("for {primitive}, {method!r} is not the JSON-RPC method the client sends to use one (look "
+                     "at the frames).").format(primitive=primitive, method=method)
     return None
 
 
-@register("02.4", "Read a tool result as data: structuredContent, not the text.", "§5 content vs structuredContent")
+@register("02.4", N_("Read a tool result as data: structuredContent, not the text."), N_("§5 content vs structuredContent"))
 def check_structured_peak(answer: Any) -> str | None:
     """The peak hour and its count, recomputed from the log store by the logs server's own report function."""
     from servers._wiring import data_dir
@@ -130,12 +140,14 @@ def check_structured_peak(answer: Any) -> str | None:
     from servers.systems.log_store import LAST_NIGHT, NOW, LogStore
 
     if not isinstance(answer, dict) or set(answer) != {"peak_hour", "peak_errors"}:
-        return "answer_4 must be a dict with exactly the keys 'peak_hour' and 'peak_errors'."
+        return _("answer_4 must be a dict with exactly the keys 'peak_hour' and 'peak_errors'.")
     report = build_report(LogStore(data_dir()), "order-service", LAST_NIGHT, NOW)
     if not isinstance(answer["peak_errors"], int) or isinstance(answer["peak_errors"], bool):
-        return f"peak_errors should be an integer taken from the data, got {type(answer['peak_errors']).__name__}."
+        return _("peak_errors should be an integer taken from the data, got {type_name}.").format(
+            type_name=type(answer['peak_errors']).__name__)
     if answer["peak_hour"] != report.peak_hour:
-        return f"{answer['peak_hour']!r} is not the peak hour the log store reports."
+        return _("{peak_hour!r} is not the peak hour the log store reports.").format(peak_hour=answer['peak_hour'])
     if answer["peak_errors"] != report.peak_errors:
-        return f"{answer['peak_errors']!r} is not the number of errors in the peak hour."
+        return _("{peak_errors!r} is not the number of errors in the peak hour.").format(
+            peak_errors=answer['peak_errors'])
     return None

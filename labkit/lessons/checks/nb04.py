@@ -13,7 +13,17 @@ from mcp.server.mcpserver import AESGCMRequestStateCodec, InvalidRequestState
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, ElicitResult, InputRequiredResult
 
-from ...host import GatePolicy, Host, ServerSpec, ToolCall, http_server, http_transport, stdio_transport
+from labkit._i18n import N_, _
+
+from ...host import (
+    GatePolicy,
+    Host,
+    ServerSpec,
+    ToolCall,
+    http_server,
+    http_transport,
+    stdio_transport,
+)
 from ...trace import Trace
 from .._exercises import register, run_sync
 
@@ -62,26 +72,30 @@ async def _retry_on_a_new_process(answer: dict[str, Any]) -> Any:
                 return error
 
 
-@register("04.1", "A 2026-07-28 retry carries the same name and arguments, the answers under the request's key, "
-          "and the requestState byte for byte; any process that shares the sealing key can finish it.",
-          "§3 The retry and §4 Round two on another process")
+@register("04.1", N_("A 2026-07-28 retry carries the same name and arguments, the answers under the request's key, "
+          "and the requestState byte for byte; any process that shares the sealing key can finish it."),
+          N_("§3 The retry and §4 Round two on another process"))
 def check_retry(answer: Any) -> str | None:
     keys = {"name", "arguments", "input_responses", "request_state"}
     if not isinstance(answer, dict) or set(answer) != keys:
-        return f"answer_1 must be a dict with exactly the keys {sorted(keys)} (the keyword arguments of the retry)."
+        return _("answer_1 must be a dict with exactly the keys {keys} (the keyword arguments of the retry).").format(
+            keys=sorted(keys))
     if not isinstance(answer["input_responses"], dict):
-        return "input_responses must be a dict: {request key: ElicitResult(...)}."
+        return _("input_responses must be a dict: {request key: ElicitResult(...)}.")
     result = run_sync(lambda: _retry_on_a_new_process(answer))
     if isinstance(result, MCPError):
-        return (f"a fresh charts process answered {result.error.code} {result.error.message!r}. The state must be "
-                "exactly pending.request_state, with the same name and arguments as round 1 (and this kernel must "
-                f"still have {KEY_ENV} set, as §4 did).")
+        return (_("a fresh charts process answered {code} {message!r}. The state must be exactly "
+                  "pending.request_state, with the same name and arguments as round 1 (and this kernel must "
+                  "still have {KEY_ENV} set, as §4 did).").format(
+                      code=result.error.code, message=result.error.message, KEY_ENV=KEY_ENV))
     if isinstance(result, InputRequiredResult):
-        return f"the server asked again ({list(result.input_requests or {})}): answer the key it asked under."
+        return _("the server asked again ({keys}): answer the key it asked under.").format(
+            keys=list(result.input_requests or {}))
     if result.is_error:
-        return f"the server refused the answer: {_text(result)}"
+        return _("the server refused the answer: {_text}").format(_text=_text(result))
     if _saved_space(result) != "team":
-        return f"the chart was saved in {_saved_space(result)!r}; the exercise asks for the team space."
+        return _("the chart was saved in {_saved_space!r}; the exercise asks for the team space.").format(
+            _saved_space=_saved_space(result))
     return None
 
 
@@ -100,35 +114,40 @@ async def _hand_off(env_a: dict[str, str], env_b: dict[str, str]) -> tuple[Input
     return asked, done
 
 
-@register("04.2", "Replicas behind one address must share the sealing key, and the key (with its TTL) decides "
-          "how long a user may take to answer.", "§4 Round two on another process and §5 Rejected")
+@register("04.2", N_("Replicas behind one address must share the sealing key, and the key (with its TTL) decides "
+          "how long a user may take to answer."), N_("§4 Round two on another process and §5 Rejected"))
 def check_replicas(answer: Any) -> str | None:
     if not isinstance(answer, dict) or set(answer) != {"A", "B"} or not all(isinstance(v, dict)
                                                                          for v in answer.values()):
-        return "answer_2 must be {'A': {...environment...}, 'B': {...environment...}}."
+        return _("answer_2 must be {'A': {...environment...}, 'B': {...environment...}}.")
     for name, env in answer.items():
         if KEY_ENV not in env:
-            return f"replica {name} does not set {KEY_ENV}, so it would seal with a random key of its own."
+            return _("replica {name} does not set {KEY_ENV}, so it would seal with a random key of its own.").format(
+                name=name, KEY_ENV=KEY_ENV)
         if len(str(env[KEY_ENV]).encode()) < 32:
-            return f"replica {name}'s {KEY_ENV} is shorter than 32 bytes; the server refuses to start with it."
+            return _("replica {name}'s {KEY_ENV} is shorter than 32 bytes; the server refuses to start with it.").format(
+                name=name, KEY_ENV=KEY_ENV)
         try:
             ttl = float(env.get(TTL_ENV, 600))
         except ValueError:
-            return f"replica {name}'s {TTL_ENV} is not a number of seconds."
+            return _("replica {name}'s {TTL_ENV} is not a number of seconds.").format(name=name, TTL_ENV=TTL_ENV)
         if not 0 < ttl <= MAX_TTL:
-            return f"replica {name} lets a user take {ttl:g} s to answer; the exercise allows at most {MAX_TTL} s."
+            return _("replica {name} lets a user take {ttl:g} s to answer; the exercise allows at most "
+                     "{MAX_TTL} s.").format(name=name, ttl=ttl, MAX_TTL=MAX_TTL)
     asked, done = run_sync(lambda: _hand_off({k: str(v) for k, v in answer["A"].items()},
                                          {k: str(v) for k, v in answer["B"].items()}))
     if isinstance(done, MCPError):
-        return f"replica B rejected replica A's state ({done.error.code} {done.error.message!r}): the keys differ."
+        return _("replica B rejected replica A's state ({code} {message!r}): the keys differ.").format(
+            code=done.error.code, message=done.error.message)
     if _saved_space(done) != "team":
-        return f"the retry on replica B did not save the chart: {done}"
+        return _("the retry on replica B did not save the chart: {done}").format(done=done)
     try:
         claims = json.loads(AESGCMRequestStateCodec([str(answer["A"][KEY_ENV]).encode()]).unseal(asked.request_state))
     except InvalidRequestState as error:
-        return f"the state could not be opened with replica A's key ({error})."
+        return _("the state could not be opened with replica A's key ({error}).").format(error=error)
     if round(claims["exp"] - claims["iat"]) > MAX_TTL:
-        return f"the sealed state lives {claims['exp'] - claims['iat']:.0f} s; set {TTL_ENV} to at most {MAX_TTL}."
+        return _("the sealed state lives {value:.0f} s; set {TTL_ENV} to at most {MAX_TTL}.").format(
+            value=claims['exp'] - claims['iat'], TTL_ENV=TTL_ENV, MAX_TTL=MAX_TTL)
     return None
 
 
@@ -137,14 +156,15 @@ async def _host_with(elicitor: Any) -> Any:
         return await host.router.execute(ToolCall("call_ex3", TOOL, CHART_ARGS))
 
 
-@register("04.3", "The host, not the model, answers a server's form: it builds the answer from the requested "
-          "schema and declines what it does not understand.", "§2 The form and §6 The host's side")
+@register("04.3", N_("The host, not the model, answers a server's form: it builds the answer from the requested "
+          "schema and declines what it does not understand."), N_("§2 The form and §6 The host's side"))
 def check_elicitor(answer: Any) -> str | None:
     if not callable(answer) or not inspect.iscoroutinefunction(answer):
         return "answer_3 must be an async function: async def answer_3(message, schema): ..."
     unknown = run_sync(lambda: answer("Type your password to continue.", _UNKNOWN_FORM))
     if unknown is not None:
-        return f"asked for a field it does not know (password), it answered {unknown!r} instead of None (decline)."
+        return _("asked for a field it does not know (password), it answered {unknown!r} instead of None "
+                 "(decline).").format(unknown=unknown)
     from mcp.server.elicitation import render_elicitation_schema
 
     from servers.charts import QUESTION, SpaceChoice
@@ -152,12 +172,14 @@ def check_elicitor(answer: Any) -> str | None:
     schema = render_elicitation_schema(SpaceChoice)
     reply = run_sync(lambda: answer(QUESTION, schema))
     if not isinstance(reply, dict):
-        return f"asked the charts question, it returned {reply!r}, not a dict of answers."
+        return _("asked the charts question, it returned {reply!r}, not a dict of answers.").format(reply=reply)
     try:
         jsonschema.validate(reply, schema)
     except jsonschema.ValidationError as error:
-        return f"the answer {reply!r} does not fit the requested schema: {error.message}."
+        return _("the answer {reply!r} does not fit the requested schema: {message}.").format(
+            reply=reply, message=error.message)
     result = run_sync(lambda: _host_with(answer))
     if result.is_error or '"space": "team"' not in result.text:
-        return f"the host's chart call did not save to the team space; the model was told: {result.text[:160]}"
+        return _("the host's chart call did not save to the team space; the model was told: {text}").format(
+            text=result.text[:160])
     return None

@@ -6,6 +6,8 @@ import json
 import re
 from typing import Any
 
+from labkit._i18n import N_, _
+
 from ...security import DEFENCES, Defences, Rule, fingerprint, texts_of
 from .._benign import HELD_OUT, benign_tools
 from .._exercises import register, run_sync
@@ -31,37 +33,39 @@ def _as_rule(answer: Any) -> Rule:
     if isinstance(answer, Rule):
         return answer
     if isinstance(answer, str):
-        return Rule("your rule", answer)
-    raise TypeError("answer_1 should be a Rule(name, pattern, why) or a regular expression string")
+        return Rule(_("your rule"), answer)
+    raise TypeError(_("answer_1 should be a Rule(name, pattern, why) or a regular expression string"))
 
 
-@register("07.1", "A scanner rule is only useful if it catches the attack and stays quiet on benign tools: "
-          "measure both.", "§3 The scanner")
+@register("07.1", N_("A scanner rule is only useful if it catches the attack and stays quiet on benign tools: "
+          "measure both."), N_("§3 The scanner"))
 def check_rule(answer: Any) -> str | None:
     rule = _as_rule(answer)
     re.compile(rule.pattern)
     for tool in HELD_OUT:
         if not any(rule.search(text) for _, text in texts_of(tool)):
-            return f"your rule does not flag the poisoned tool {tool['name']!r}."
+            return _("your rule does not flag the poisoned tool {name!r}.").format(name=tool['name'])
     for server, tool in benign_tools():
         for where, text in texts_of(tool):
             if match := rule.search(text):
-                return f"your rule flags the benign tool {server}/{tool['name']} ({where}: {match.group()!r})."
+                return _("your rule flags the benign tool {server}/{name} ({where}: {group!r}).").format(
+                    server=server, name=tool['name'], where=where, group=match.group())
     return None
 
 
-@register("07.2", "A pin must cover everything the model reads or the host trusts, and nothing that changes "
-          "harmlessly.", "§5 Rug pulls and pinning")
+@register("07.2", N_("A pin must cover everything the model reads or the host trusts, and nothing that changes "
+          "harmlessly."), N_("§5 Rug pulls and pinning"))
 def check_pin_fields(answer: Any) -> str | None:
     if not isinstance(answer, (tuple, list)) or not all(isinstance(f, str) for f in answer):
-        return "answer_2 should be a tuple of field names of a tool definition, e.g. ('name', 'description')."
+        return _("answer_2 should be a tuple of field names of a tool definition, e.g. ('name', 'description').")
     fields = tuple(answer)
     for change, update in _CHANGES.items():
         if fingerprint({**_FACT, **update}, fields) == fingerprint(_FACT, fields):
-            return f"your pin does not notice {change}."
+            return _("your pin does not notice {change}.").format(change=change)
     relaunched = {**_FACT, "_meta": {"lab.example/launch": 2}}
     if fingerprint(relaunched, fields) != fingerprint(_FACT, fields):
-        return "your pin changes when only `_meta` changes, so an unchanged server would ask again after every restart."
+        return _("your pin changes when only `_meta` changes, so an unchanged server would ask again after every "
+                 "restart.")
     return None
 
 
@@ -77,21 +81,21 @@ def _run_injection(defences: Defences) -> tuple[int, bool, bool]:
     return run_sync(run)
 
 
-@register("07.3", "Defence in depth: one defence keeps the secret out of reach, another keeps data from leaving "
-          "once untrusted content is in the context.", "§6 Injection through tool results and §7 Least privilege")
+@register("07.3", N_("Defence in depth: one defence keeps the secret out of reach, another keeps data from leaving "
+          "once untrusted content is in the context."), N_("§6 Injection through tool results and §7 Least privilege"))
 def check_defences(answer: Any) -> str | None:
     if not isinstance(answer, Defences):
-        return "answer_3 should be a Defences object, e.g. Defences.only('scan', 'pin')."
+        return _("answer_3 should be a Defences object, e.g. Defences.only('scan', 'pin').")
     if len(answer.on) > 2:
-        return f"{len(answer.on)} defences are on ({', '.join(answer.on)}); use at most two."
+        return _("{n_on} defences are on ({on}); use at most two.").format(n_on=len(answer.on), on=', '.join(answer.on))
     unknown = set(answer.on) - set(DEFENCES)
     if unknown:
-        return f"unknown defences: {sorted(unknown)}."
+        return _("unknown defences: {unknown}.").format(unknown=sorted(unknown))
     sent, in_context, searched = _run_injection(answer)
     if not searched:
-        return "the user's search never ran: the defences should stop the attack, not the task."
+        return _("the user's search never ran: the defences should stop the attack, not the task.")
     if in_context:
-        return f"with {answer}, the canary key still reached the model's context."
+        return _("with {answer}, the canary key still reached the model's context.").format(answer=answer)
     if sent:
-        return f"with {answer}, the sink still received {sent} message(s)."
+        return _("with {answer}, the sink still received {sent} message(s).").format(answer=answer, sent=sent)
     return None

@@ -1,0 +1,101 @@
+"""The Chinese edition of labkit's messages: complete, faithful to each message's placeholders, and chosen
+by LABKIT_LANG or by a notebook's folder."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from babel.messages.pofile import read_po, write_po
+
+from labkit._i18n import language
+from labkit.lessons import TODO, check
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOG = ROOT / "labkit" / "locale" / "zh_CN" / "LC_MESSAGES" / "labkit.po"
+# A str.format field: {name}, {name!r}, {name:.2f}; doubled braces are literal text.
+_FIELD = re.compile(r"\{([A-Za-z_]\w*)(![rsa])?(:[^{}]*)?\}")
+
+
+def _tool() -> ModuleType:
+    """tools/i18n.py, the one place that says what a complete catalog is."""
+    spec = importlib.util.spec_from_file_location("i18n_tool", ROOT / "tools" / "i18n.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _labkit_problems(tool: ModuleType) -> list[str]:
+    """What tools/i18n.py finds missing in labkit's catalog (the notebooks' catalogs are checked on their own)."""
+    return [p for p in tool.problems() if p.startswith("labkit/locale/")]
+
+
+def _fields(text: str) -> Counter[str]:
+    return Counter(m.group(0) for m in _FIELD.finditer(text.replace("{{", "").replace("}}", "")))
+
+
+def test_every_labkit_message_has_a_chinese_translation_and_the_mo_is_fresh() -> None:
+    assert _labkit_problems(_tool()) == []
+
+
+def test_each_translation_keeps_the_placeholders_of_its_message() -> None:
+    with CATALOG.open("rb") as handle:
+        catalog = read_po(handle)
+    different = [(m.id, m.string) for m in catalog if m.id and m.string
+                 and (_fields(m.id) != _fields(m.string) or m.id.count("{{") != m.string.count("{{"))]
+    assert different == []
+
+
+def test_the_completeness_check_fails_when_one_translation_is_removed(tmp_path: Path, monkeypatch) -> None:
+    tool = _tool()
+    shutil.copytree(ROOT / "labkit", tmp_path / "labkit", ignore=shutil.ignore_patterns("__pycache__"))
+    for shared in ("notebooks", "locale", "README.md"):  # read only: linked, not copied
+        (tmp_path / shared).symlink_to(ROOT / shared)
+    for name, path in {"ROOT": tmp_path, "NOTEBOOKS": tmp_path / "notebooks", "LOCALE": tmp_path / "locale",
+                       "LABKIT_LOCALE": tmp_path / "labkit" / "locale"}.items():
+        monkeypatch.setattr(tool, name, path)
+    po_path = tmp_path / "labkit" / "locale" / "zh_CN" / "LC_MESSAGES" / "labkit.po"
+    with po_path.open("rb") as handle:
+        catalog = read_po(handle, locale="zh_CN")
+    removed = next(m for m in catalog if m.id)
+    removed.string = ""
+    with po_path.open("wb") as handle:
+        write_po(handle, catalog, width=0)
+    found = _labkit_problems(tool)
+    assert f"labkit/locale/zh_CN/LC_MESSAGES/labkit.po: no translation for {tool._short(removed.id)}" in found
+    assert "labkit/locale/zh_CN/LC_MESSAGES/labkit.mo: stale (run tools/i18n.py compile)" in found
+
+
+def test_labkit_lang_picks_the_language_of_a_check_message(monkeypatch) -> None:
+    monkeypatch.setenv("LABKIT_LANG", "zh_CN")
+    chinese = repr(check("00.1", TODO))
+    monkeypatch.setenv("LABKIT_LANG", "en")
+    english = repr(check("00.1", TODO))
+    assert chinese.startswith("练习 00.1：尚未作答。目标：") and "业务系统" in chinese
+    assert english == ("Exercise 00.1: not yet answered. Goal: Only the MCP server talks to the business system; "
+                       "filter a trace by actor to see it.")
+
+
+def test_an_unknown_labkit_lang_is_refused_naming_the_languages(monkeypatch) -> None:
+    monkeypatch.setenv("LABKIT_LANG", "fr_FR")
+    with pytest.raises(ValueError, match=r"LABKIT_LANG='fr_FR' is not a language of the lab; use one of en, zh_CN"):
+        language()
+
+
+def test_a_process_started_in_a_chinese_notebook_folder_speaks_chinese(tmp_path: Path) -> None:
+    folder = tmp_path / "notebooks" / "zh-CN"
+    folder.mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if k != "LABKIT_LANG"} | {"PYTHONPATH": str(ROOT)}
+    said = subprocess.run(
+        [sys.executable, "-c", "from labkit.lessons import TODO, check; print(repr(check('00.1', TODO)))"],
+        cwd=folder, env=env, capture_output=True, text=True, timeout=120, check=True,
+    ).stdout
+    assert said.startswith("练习 00.1：尚未作答。")
