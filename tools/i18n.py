@@ -36,7 +36,9 @@ LANGUAGE, FOLDER = "zh_CN", "zh-CN"
 # Fixed dates keep the catalogs' bytes stable from run to run (only real changes show in a diff).
 _EPOCH = datetime(2026, 12, 1, tzinfo=timezone.utc)
 _SENTENCE = re.compile(r"[A-Za-z]{2,}[^\w]+[A-Za-z]{2,}")
-_CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+_IDEOGRAPH = re.compile(r"[\u4e00-\u9fff]")
+_CJK_PUNCTUATION = re.compile(r"[\u3000-\u303f\uff00-\uffef\u2014\u2026\u201c\u201d\u2018\u2019]")
+_CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef\u2014\u2026\u201c\u201d\u2018\u2019]")
 
 
 def english_notebooks() -> list[Path]:
@@ -143,7 +145,7 @@ def compile_mo() -> None:
     po_path.with_suffix(".mo").write_bytes(buffer.getvalue())
 
 
-_BLOCK_START = re.compile(r"\s*([-*+>|#]|\d+\.|</?\w|```)")
+_BLOCK_START = re.compile(r"\s*([-*+]\s|[>|#]|\d+\.\s|</?\w|```)")
 
 
 def _unwrap(markdown: str) -> str:
@@ -152,13 +154,18 @@ def _unwrap(markdown: str) -> str:
     joined, fenced = [lines[0]], lines[0].startswith("```")
     for line in lines[1:]:
         previous = joined[-1]
-        if not fenced and previous and line and _CJK.match(previous[-1]) and _CJK.match(line.lstrip()[:1] or " ") \
-                and not _BLOCK_START.match(line):
-            joined[-1] = previous + line.lstrip()
+        if not fenced and previous.strip() and line.strip() and not _BLOCK_START.match(line) \
+                and _joins(previous.rstrip().rstrip("*_")[-1:], line.lstrip().lstrip("*_")[:1]):
+            joined[-1] = previous.rstrip() + line.lstrip()
         else:
             joined.append(line)
         fenced ^= line.lstrip().startswith("```")
     return "\n".join(joined)
+
+
+def _joins(last: str, first: str) -> bool:
+    """No space belongs after Chinese punctuation, nor between two Chinese characters."""
+    return bool(_CJK_PUNCTUATION.match(last) or (_IDEOGRAPH.match(last) and _CJK.match(first)))
 
 
 def translated_notebook(source: Path) -> nbformat.NotebookNode:
@@ -195,7 +202,8 @@ class _Sentences(ast.NodeTransformer):
         return node
 
     def visit_Constant(self, node: ast.Constant) -> ast.AST:
-        return ast.Constant("<sentence>") if isinstance(node.value, str) and _is_prose(node.value) else node
+        prose = isinstance(node.value, str) and _is_prose(node.value) and not node.value.startswith("<sentence>")
+        return ast.Constant("<sentence>") if prose else node
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
         texts = [part.value for part in node.values if isinstance(part, ast.Constant)]
