@@ -12,7 +12,7 @@ import gettext
 import os
 from pathlib import Path
 
-__all__ = ["LANGUAGES", "N_", "_", "language", "ngettext"]
+__all__ = ["LANGUAGES", "N_", "_", "in_language", "language", "ngettext"]
 
 LANGUAGES = ("en", "zh_CN")
 DOMAIN = "labkit"
@@ -31,11 +31,19 @@ def language() -> str:
         if key not in _ALIASES:
             raise ValueError(f"LABKIT_LANG={chosen!r} is not a language of the lab; use one of {', '.join(LANGUAGES)}")
         return _ALIASES[key]
+    return _STARTED_IN
+
+
+def _folder_language() -> str:
     try:
         inside_chinese = _CHINESE_FOLDER in Path.cwd().parts
     except OSError:  # the working folder was removed under us
         inside_chinese = False
     return "zh_CN" if inside_chinese else "en"
+
+
+# Read once, where the kernel started: a lesson that changes folder (notebook 08) keeps its language.
+_STARTED_IN = _folder_language()
 
 
 @functools.cache
@@ -48,6 +56,11 @@ def _catalog(lang: str) -> gettext.NullTranslations:
 def _(message: str) -> str:
     """`message` in the learner's language (the English text when no translation exists)."""
     return _catalog(language()).gettext(message)
+
+
+def in_language(lang: str, message: str) -> str:
+    """`message` in `lang`, whoever is asking (a tool that writes notebooks of both languages)."""
+    return _catalog(lang).gettext(message)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:

@@ -19,8 +19,11 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+from labkit._i18n import in_language
+
 _KEEP_CELL_METADATA = ("tags",)
 _WIDGET = "application/vnd.jupyter.widget-view+json"
+# labkit's own words for a widget that shows only in JupyterLab, in the notebook's language.
 _WIDGET_TEXT = "[form: shown in JupyterLab]"
 
 
@@ -32,12 +35,12 @@ def execute(path: Path) -> float:
         notebook, timeout=600, kernel_name="python3", record_timing=False,
         resources={"metadata": {"path": str(path.parent)}},
     ).execute()
-    strip(notebook)
+    strip(notebook, "zh_CN" if "zh-CN" in path.resolve().parts else "en")
     nbformat.write(notebook, path)
     return time.monotonic() - started
 
 
-def strip(notebook: nbformat.NotebookNode) -> None:
+def strip(notebook: nbformat.NotebookNode, language: str = "en") -> None:
     notebook.metadata.pop("widgets", None)
     notebook.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
     notebook.metadata["language_info"] = {"name": "python"}
@@ -45,17 +48,18 @@ def strip(notebook: nbformat.NotebookNode) -> None:
         cell.metadata = {k: v for k, v in cell.metadata.items() if k in _KEEP_CELL_METADATA}
         cell.id = f"cell-{index:03d}"
         if cell.cell_type == "code":
-            cell.outputs = [_without_widget(output) for output in _merge_streams(cell.outputs)]
+            cell.outputs = [_without_widget(output, in_language(language, _WIDGET_TEXT))
+                            for output in _merge_streams(cell.outputs)]
     notebook.nbformat_minor = 5
 
 
-def _without_widget(output: nbformat.NotebookNode) -> nbformat.NotebookNode:
+def _without_widget(output: nbformat.NotebookNode, text: str) -> nbformat.NotebookNode:
     """A widget's view is dead without its state: keep a short line instead of its repr (`VBox(children=...`)."""
     data = output.get("data", {})
     if _WIDGET in data:
         data.pop(_WIDGET)
         if not str(data.get("text/plain", "")).startswith("["):
-            data["text/plain"] = _WIDGET_TEXT
+            data["text/plain"] = text
     return output
 
 
