@@ -8,10 +8,10 @@ from typing import Any
 
 from labkit._i18n import _, ngettext
 
-from ._dialogue import Dialogue, ToolOutcome
+from ._dialogue import Dialogue, ToolOutcome, ToolSeen
 from ._quoting import cut, failed, in_words, json_of, quote_chart, quote_query
 
-__all__ = ["answer_results", "describe"]
+__all__ = ["answer_results", "describe", "sentences"]
 
 _ISO_WEEK = re.compile(r"\b(\d{4})-W(\d{2})\b")
 
@@ -130,15 +130,21 @@ def answer_results(dialogue: Dialogue) -> str:
     last = dialogue.last
     assert last is not None
     calls = {c.id: c for m in dialogue.messages for c in m.calls}
-    question = " ".join(dialogue.user_texts)
-    sentences, order_lists = [], []
-    for result in last.results:
+    answered = [(calls[r.call_id], r) for r in last.results if r.call_id in calls]
+    unpaired = [r for r in last.results if r.call_id not in calls]
+    return " ".join([sentences(answered, " ".join(dialogue.user_texts))] + [
+        describe(dialogue.call_name(r.call_id), r, {}) for r in unpaired]).strip()
+
+
+def sentences(answered: list[tuple[ToolSeen, ToolOutcome]], question: str) -> str:
+    """Each call's result in a sentence; lists of orders are added up per status for the week asked (notebook 06)."""
+    said, order_lists = [], []
+    for call, result in answered:
         data = None if failed(result) else json_of(result.text)
         if _is_order_list(data):
             order_lists.append(data)
-            continue
-        call = calls.get(result.call_id)
-        sentences.append(describe(dialogue.call_name(result.call_id), result, call.arguments if call else {}))
+        else:
+            said.append(describe(call.name, result, call.arguments))
     if order_lists:
-        sentences.append(_orders_sentence(order_lists, question))
-    return " ".join(sentences)
+        said.append(_orders_sentence(order_lists, question))
+    return " ".join(said)

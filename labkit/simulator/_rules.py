@@ -124,7 +124,8 @@ def choose_tool(dialogue: Dialogue) -> Decision:
 
 def _decline(dialogue: Dialogue, writers: list[ToolSpec], notes: list[str]) -> Decision:
     """No offered tool can do the task: say so, as a refusal the host can read (not as an answer)."""
-    question = dialogue.user_texts[-1] if dialogue.user_texts else ""
+    # Quoted without its question mark: a host reads a "?" before the work is done as the model asking back.
+    question = (dialogue.user_texts[-1] if dialogue.user_texts else "").strip().rstrip("?!. ")
     if writers:
         text = _('"{question}" asks to read, and the only matching tools ({tools}) change things, so I will '
                  "not call them; I cannot answer this with the tools offered.").format(
