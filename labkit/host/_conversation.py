@@ -45,7 +45,8 @@ class Conversation:
     """The history, the tools and the tool-result shapes for one API; `await ask()` sends one turn (notebook 01).
 
     `tool_choice` is "auto", "required" (or "any"), "none", or an MCP tool name to force. With
-    `strict=True` OpenAI tools use strict schemas and nulls in the arguments are dropped. With
+    `strict=True` OpenAI tools use strict schemas and nulls in the arguments are dropped; Anthropic
+    tools carry `strict: true` with closed objects, optional properties left optional. With
     `stateful=True` (Responses only) each turn sends just the new items and `previous_response_id`.
     Anthropic only (notebook 08): `cache_tools=True` marks the tool list as a prompt-cache prefix;
     `defer_tools` names MCP tools sent with `defer_loading`, kept out of the model's context until
