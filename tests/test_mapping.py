@@ -60,8 +60,38 @@ def test_anthropic_entry_and_report() -> None:
         report["inputSchema.properties.level.default"] == "kept"
         and report["inputSchema.properties.level.enum"] == "kept"
     )
-    assert report["inputSchema.properties.since.format"] == "kept" and "strict" not in report
+    assert report["inputSchema.properties.since.format"] == "kept" and report["strict"] == "not sent"
     assert all(set(row) == {"api", "tool", "item", "outcome", "detail"} for row in converted.report)
+
+
+def test_anthropic_strict_closes_objects_and_keeps_optional_properties_optional() -> None:
+    converted = convert_tool(TOOL, "anthropic", strict=True)
+    schema = converted.definition["input_schema"]
+    assert converted.definition["strict"] is True and "strict" not in convert_tool(TOOL, "anthropic").definition
+    assert schema["required"] == ["service", "since"] and schema["additionalProperties"] is False
+    assert schema["properties"]["level"] == SCHEMA["properties"]["level"]  # not made nullable
+    assert schema["properties"]["filters"]["additionalProperties"] is False
+    assert schema["properties"]["filters"]["required"] == ["host"]
+    report = outcomes(converted.report)
+    assert report["strict"] == "added" and report["inputSchema.required"] == "kept"
+    assert report["inputSchema.additionalProperties"] == "changed"
+    assert report["inputSchema.properties.level.enum"] == "kept"
+
+
+def test_strict_columns_of_the_three_apis_side_by_side() -> None:
+    rows = [row for api in ("anthropic", "chat", "responses") for strict in (False, True)
+            for row in convert_tool(TOOL, api, strict=strict).report if row["item"] == "strict"]
+    assert [(row["api"], row["outcome"]) for row in rows] == [
+        ("anthropic", "not sent"), ("anthropic", "added"), ("chat", "added"), ("chat", "added"),
+        ("responses", "added"), ("responses", "added")]
+
+
+async def test_anthropic_strict_tools_pass_the_real_sdk() -> None:
+    conversation = Conversation(make_client("anthropic", env={}), MODEL_NAME, [TOOL], strict=True)
+    conversation.add_user("Why did errors rise for service=order-service since=2026-10-29T20:00?")
+    turn = await conversation.ask()
+    sent = conversation.converted[0].definition
+    assert sent["strict"] is True and [c.name for c in turn.tool_calls] == ["logs.query_errors"]
 
 
 def test_chat_entry_sends_strict_explicitly() -> None:

@@ -14,20 +14,39 @@ __all__ = ["Conversation", "ToolCall", "ToolResult", "Turn"]
 
 @dataclass(frozen=True)
 class Turn:
-    """The model's reply: text, proposed tool calls (MCP names), why it stopped, and the SDK object (notebook 01)."""
+    """The model's reply: text, proposed tool calls (MCP names), why it stopped, and the SDK object (notebook 01).
+
+    `declined` is read from the API's refusal field (Anthropic `stop_reason: "refusal"`, Chat
+    `message.refusal`, a Responses `refusal` part): the model says it cannot do the task, so its
+    text is an explanation, not an answer to deliver (notebook 03).
+    """
 
     text: str
     tool_calls: list[ToolCall]
     stop_reason: str | None
     response_id: str
     raw: Any = field(repr=False, default=None)
+    declined: bool = False
+
+
+def _refusal(response: Any, api: Api) -> str | None:
+    """The refusal a reply carries, in its API's own field; None when the model did not decline."""
+    if api == "anthropic":
+        if response.stop_reason != "refusal":
+            return None
+        return "".join(b.text for b in response.content if b.type == "text")
+    if api == "chat":
+        return response.choices[0].message.refusal
+    parts = [p.refusal for i in response.output if i.type == "message" for p in i.content if p.type == "refusal"]
+    return "".join(parts) if parts else None
 
 
 class Conversation:
     """The history, the tools and the tool-result shapes for one API; `await ask()` sends one turn (notebook 01).
 
     `tool_choice` is "auto", "required" (or "any"), "none", or an MCP tool name to force. With
-    `strict=True` OpenAI tools use strict schemas and nulls in the arguments are dropped. With
+    `strict=True` OpenAI tools use strict schemas and nulls in the arguments are dropped; Anthropic
+    tools carry `strict: true` with closed objects, optional properties left optional. With
     `stateful=True` (Responses only) each turn sends just the new items and `previous_response_id`.
     Anthropic only (notebook 08): `cache_tools=True` marks the tool list as a prompt-cache prefix;
     `defer_tools` names MCP tools sent with `defer_loading`, kept out of the model's context until
@@ -89,7 +108,8 @@ class Conversation:
         self.history.extend(assistant)
         self._unsent = []
         self._previous_id = response.id if self.stateful else None
-        return Turn(text, calls, stop_reason, response.id, response)
+        refusal = _refusal(response, self.api)
+        return Turn(text or refusal or "", calls, stop_reason, response.id, response, declined=refusal is not None)
 
     def _append(self, items: list[Any]) -> None:
         self.history.extend(items)

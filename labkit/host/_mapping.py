@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import json
 import re
@@ -81,25 +82,28 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
     return nullable
 
 
-def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """OpenAI strict mode done right: every property required, optional ones nullable, no extra keys (notebook 02)."""
+def strict_schema(schema: dict[str, Any], *, require_all: bool = True) -> dict[str, Any]:
+    """Strict mode done right: no extra keys anywhere; for OpenAI (`require_all`) every property required and
+    optional ones nullable; Anthropic's strict keeps optional properties optional (notebook 02)."""
     result = copy.deepcopy(schema)
+    inner = functools.partial(strict_schema, require_all=require_all)
     if result.get("type") == "object" or "properties" in result:
         properties = result.get("properties") or {}
         required = set(result.get("required") or [])
         result["properties"] = {
-            k: strict_schema(v) if k in required else _nullable(strict_schema(v)) for k, v in properties.items()
+            k: inner(v) if k in required or not require_all else _nullable(inner(v)) for k, v in properties.items()
         }
-        result["required"] = list(properties)
+        if require_all:
+            result["required"] = list(properties)
         result["additionalProperties"] = False
     if isinstance(result.get("items"), dict):
-        result["items"] = strict_schema(result["items"])
+        result["items"] = inner(result["items"])
     for key in ("anyOf", "oneOf", "allOf"):
         if key in result:
-            result[key] = [strict_schema(s) for s in result[key]]
+            result[key] = [inner(s) for s in result[key]]
     for key in ("$defs", "definitions"):
         if key in result:
-            result[key] = {k: strict_schema(s) for k, s in result[key].items()}
+            result[key] = {k: inner(s) for k, s in result[key].items()}
     return result
 
 
@@ -136,7 +140,10 @@ class _Report(list[dict[str, str]]):
         required = set(schema.get("required") or [])
         properties = schema.get("properties") or {}
         optional = [k for k in properties if k not in required]
-        if properties and strict:
+        if properties and strict and self.api == "anthropic":
+            self.add(f"{path}.required", "kept", f"required {sorted(required)}, optional {optional} stay optional")
+            self.add(f"{path}.additionalProperties", "changed", "set to false (strict mode)")
+        elif properties and strict:
             detail = f"all {len(properties)} properties required; optional {optional} made nullable"
             self.add(f"{path}.required", "changed" if optional else "kept", detail)
             self.add(f"{path}.additionalProperties", "changed", "set to false (strict mode)")
@@ -144,7 +151,7 @@ class _Report(list[dict[str, str]]):
             self.add(f"{path}.required", "kept", f"required {sorted(required)}, optional {optional}")
         for name, prop in properties.items():
             where = f"{path}.properties.{name}"
-            nulled = strict and name not in required
+            nulled = strict and name not in required and self.api != "anthropic"
             if "default" in prop:
                 how = "the model sends null and drop_nulls lets the server apply it" if strict else "a hint"
                 self.add(f"{where}.default", "kept", f"{prop['default']!r} kept as {how}")
@@ -174,6 +181,10 @@ def _report(wire: dict[str, Any], api: Api, name: str, strict: bool) -> _Report:
         report.add(key, "dropped", _NEVER_SENT[key])
     if api != "anthropic":
         report.add("strict", "added", f"strict={strict} sent explicitly (Responses assumes strict if omitted)")
+    elif strict:
+        report.add("strict", "added", "strict=True: Anthropic validates the tool name and the input against the schema")
+    else:
+        report.add("strict", "not sent", "Anthropic does not validate the input against the schema unless strict=True")
     return report
 
 
@@ -181,13 +192,13 @@ def convert_tool(tool: Any, api: Api, *, strict: bool = False, name: str | None 
     """An MCP tool as an Anthropic, OpenAI Chat or OpenAI Responses tool, plus a losslessness report (notebook 02)."""
     wire = wire_tool(tool)
     name = name or provider_name(wire["name"])
-    strict = strict and api != "anthropic"
     schema = wire.get("inputSchema") or {"type": "object", "properties": {}}
-    parameters = strict_schema(schema) if strict else schema
+    parameters = strict_schema(schema, require_all=api != "anthropic") if strict else schema
     described = {"description": wire["description"]} if wire.get("description") else {}
     report = list(_report(wire, api, name, strict))
     if api == "anthropic":
-        return ConvertedTool(api, wire["name"], {"name": name, **described, "input_schema": parameters}, report)
+        marked = {"strict": True} if strict else {}
+        return ConvertedTool(api, wire["name"], {"name": name, **described, "input_schema": parameters, **marked}, report)
     function = {"name": name, **described, "parameters": parameters, "strict": strict}
     if api == "chat":
         return ConvertedTool(api, wire["name"], {"type": "function", "function": function}, report)

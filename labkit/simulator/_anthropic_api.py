@@ -116,7 +116,7 @@ class AnthropicMessages:
             "role": "assistant",
             "model": MODEL_NAME,
             "content": content,
-            "stop_reason": "tool_use" if decision.calls else "end_turn",
+            "stop_reason": "tool_use" if decision.calls else "refusal" if decision.declined else "end_turn",
             "stop_sequence": None,
             "usage": {
                 "input_tokens": token_count(body),

@@ -1,4 +1,4 @@
-"""Reading tool arguments out of the user's words, by the tool's JSON Schema."""
+"""Reading tool arguments out of the user's words, by the tool's JSON Schema (cities become IANA zones)."""
 
 from __future__ import annotations
 
@@ -16,11 +16,30 @@ __all__ = [
 ]
 
 _ISO = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b")
-_NUMBER = re.compile(r"(?<![\w.:-])-?\d+(?:\.\d+)?(?![\w:-])")
+_NUMBER = re.compile(r"(?<![\w.:-])-?\d+(?:\.\d+)?(?![\w:-])(?:\s+(hours?|minutes?|seconds?|days?|weeks?))?")
+_NAMED_IN_DESCRIPTION = re.compile(r"\"([\w-]+)\"|'([\w-]+)'")
 _QUOTED = re.compile(r"\"([^\"]+)\"|'([^']+)'|`([^`]+)`")
 _PLACE = re.compile(r"\b(?:in|for|at|and)\s+([A-Z][a-z]+(?:\s[A-Z][a-z]+)*)")
 _TIME_NAMES = {"date", "day", "since", "until", "start", "end", "from", "to", "time", "when", "after", "before"}
 _PLACE_NAMES = {"city", "location", "place", "country", "region", "town"}
+_ZONE_NAMES = {"timezone", "tz", "zone"}
+_IANA = re.compile(r"\b(?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc)/[A-Za-z_]+(?:/[A-Za-z_]+)?")
+_CLOCK = re.compile(r"\b([01]?\d|2[0-3])[:.]([0-5]\d)\s*(am|pm|a\.m\.|p\.m\.)?(?![\d:])", re.I)
+# The cities a learner is likely to name, each with its IANA zone (a tool wants the zone, a person says the city).
+_CITY_ZONES = {
+    "amsterdam": "Europe/Amsterdam", "bangkok": "Asia/Bangkok", "beijing": "Asia/Shanghai", "berlin": "Europe/Berlin",
+    "cairo": "Africa/Cairo", "chicago": "America/Chicago", "delhi": "Asia/Kolkata", "dubai": "Asia/Dubai",
+    "hangzhou": "Asia/Shanghai", "hong kong": "Asia/Hong_Kong", "istanbul": "Europe/Istanbul",
+    "jakarta": "Asia/Jakarta", "lagos": "Africa/Lagos", "london": "Europe/London", "los angeles": "America/Los_Angeles",
+    "madrid": "Europe/Madrid", "mexico city": "America/Mexico_City", "moscow": "Europe/Moscow",
+    "mumbai": "Asia/Kolkata", "nairobi": "Africa/Nairobi", "new york": "America/New_York", "oslo": "Europe/Oslo",
+    "paris": "Europe/Paris", "rome": "Europe/Rome", "san francisco": "America/Los_Angeles",
+    "sao paulo": "America/Sao_Paulo", "seoul": "Asia/Seoul", "shanghai": "Asia/Shanghai",
+    "singapore": "Asia/Singapore", "stockholm": "Europe/Stockholm", "sydney": "Australia/Sydney",
+    "taipei": "Asia/Taipei", "tokyo": "Asia/Tokyo", "toronto": "America/Toronto", "utc": "UTC",
+    "vancouver": "America/Vancouver", "zurich": "Europe/Zurich",
+}
+_CITY = re.compile(r"\b(" + "|".join(sorted(map(re.escape, _CITY_ZONES), key=len, reverse=True)) + r")\b", re.I)
 _TRUE = {"true", "yes", "on", "1"}
 
 
@@ -49,6 +68,38 @@ def coerce(prop: dict[str, Any], text: str) -> Any:
     return text
 
 
+def _is_zone(name: str) -> bool:
+    return bool(_ZONE_NAMES & set(re.split(r"[_\-]", name.lower())))
+
+
+def _zones(text: str) -> list[tuple[int, str]]:
+    """IANA names as written ("Asia/Tokyo"), then known cities outside them ("Tokyo" → "Asia/Tokyo")."""
+    found = [(m.start(), m.group()) for m in _IANA.finditer(text)]
+    spans = [range(m.start(), m.end()) for m in _IANA.finditer(text)]
+    found += [(m.start(), _CITY_ZONES[m.group().lower()]) for m in _CITY.finditer(text)
+              if not any(m.start() in span for span in spans)]
+    return found
+
+
+def _clocks(text: str) -> list[tuple[int, str]]:
+    """Wall-clock times as 24-hour HH:MM ("9:30" → "09:30", "9.30 pm" → "21:30")."""
+    found = []
+    for m in _CLOCK.finditer(text):
+        hour, half = int(m.group(1)), (m.group(3) or "").lower().replace(".", "")
+        hour = hour % 12 + (12 if half == "pm" else 0) if half else hour
+        found.append((m.start(), f"{hour:02d}:{m.group(2)}"))
+    return found
+
+
+def _named_values(prop: dict[str, Any], text: str) -> list[tuple[int, str]]:
+    """Values a description lists in quotes ('One of "pending", "shipped"…'), read like an enum from the text."""
+    named = {next(g for g in m.groups() if g) for m in _NAMED_IN_DESCRIPTION.finditer(prop.get("description", ""))}
+    if len(named) < 2:
+        return []
+    return [(m.start(), value) for value in named
+            for m in re.finditer(rf"(?<![\w\"'`-]){re.escape(value)}(?![\w\"'`-])", text, re.I)]
+
+
 def _is_time(name: str, prop: dict[str, Any]) -> bool:
     return prop.get("format") in {"date", "date-time"} or bool(_TIME_NAMES & set(re.split(r"[_\-]", name.lower())))
 
@@ -66,10 +117,16 @@ def candidates(name: str, prop: dict[str, Any], text: str) -> list[tuple[int, An
                 found += [
                     (m.start(), value) for m in re.finditer(rf"(?<![\w-]){re.escape(str(value))}(?![\w-])", text, re.I)
                 ]
+    elif _is_zone(name):
+        found += _zones(text)
+    elif _is_time(name, prop) and "HH:MM" in prop.get("description", ""):
+        found += _clocks(text)
     elif _is_time(name, prop):
         found += [(m.start(), m.group().replace(" ", "T")) for m in _ISO.finditer(text)]
     elif types & {"integer", "number"}:
-        found += [(m.start(), coerce(prop, m.group())) for m in _NUMBER.finditer(text)]
+        # "72 hours" is a duration: it fills only a parameter named for its unit (`hours`), never a `limit`.
+        found += [(m.start(), coerce(prop, m.group().split()[0])) for m in _NUMBER.finditer(text)
+                  if not m.group(1) or m.group(1).rstrip("s") in name.lower()]
     elif "boolean" in types:
         found += [
             (m.start(), m.group(1).lower() in _TRUE) for m in re.finditer(rf"{name}\W+(true|false|yes|no)", text, re.I)
@@ -77,6 +134,7 @@ def candidates(name: str, prop: dict[str, Any], text: str) -> list[tuple[int, An
     elif "string" in types or not types:
         found += [(m.start(), m.group()) for m in re.finditer(rf"\b[\w.]+[-_]{re.escape(name)}\b", text, re.I)]
         found += [(m.start(), next(g for g in m.groups() if g)) for m in _QUOTED.finditer(text)]
+        found += _named_values(prop, text)
         if name.lower() in _PLACE_NAMES:
             found += [(m.start(1), m.group(1)) for m in _PLACE.finditer(text)]
     return sorted(found, key=lambda item: item[0])

@@ -124,8 +124,8 @@ class ChatCompletions:
         ]
         message: dict[str, Any] = {
             "role": "assistant",
-            "content": decision.text or None,
-            "refusal": None,
+            "content": None if decision.declined else decision.text or None,
+            "refusal": decision.text if decision.declined else None,
             "annotations": [],
         }
         if calls:

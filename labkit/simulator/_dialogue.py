@@ -114,3 +114,6 @@ class Decision:
     text: str = ""
     calls: list[PlannedCall] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    declined: bool = False
+    """True when the model cannot do the task with what it was given; the adapters send it as each API's
+    refusal (Anthropic `stop_reason: "refusal"`, a Chat `refusal`, a Responses refusal part) (notebook 03)."""

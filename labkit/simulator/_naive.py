@@ -22,9 +22,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from labkit._i18n import _
+
 from ..trace import base64_texts
+from ._answers import describe
 from ._arguments import extract_arguments, guess_value, missing_required
-from ._dialogue import Decision, Dialogue, PlannedCall, ToolSpec
+from ._dialogue import Decision, Dialogue, PlannedCall, ToolOutcome, ToolSpec
 from ._playbooks import resolve_tool
 from ._rules import score_tool
 from ._words import content_words
@@ -244,6 +247,6 @@ def obey(dialogue: Dialogue) -> Decision:
         if call := _as_call(order, context, notes):
             notes.append(f"naive: obeying {order.source}: {order.sentence[:_QUOTE_LIMIT]!r}")
             return Decision("", [call], notes)
-    lines = [f"`{name}` returned: {' '.join((text or '').split())[:_QUOTE_LIMIT]}" for name, _, text in context.made]
-    summary = "; ".join(lines) if lines else "I found nothing to do with the tools offered."
-    return Decision("(naive mode) Done. " + summary, notes=notes)
+    lines = [describe(name, ToolOutcome("", text or ""), args) for name, args, text in context.made]
+    summary = " ".join(lines) if lines else _("I found nothing to do with the tools offered.")
+    return Decision(_("(naive mode) Done. {summary}").format(summary=summary), notes=notes)

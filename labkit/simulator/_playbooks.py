@@ -6,6 +6,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from labkit._i18n import _
+
 from ._dialogue import Decision, Dialogue, PlannedCall, ToolOutcome
 from ._quoting import quote_chart, quote_query
 
@@ -78,7 +80,7 @@ def _final(d: Dialogue) -> Decision:
 
 
 def _ask_service(d: Dialogue) -> Decision:
-    return Decision("Which service should I look at? Please name it, for example `order-service`.")
+    return Decision(_("Which service should I look at? Please name it, for example `order-service`."))
 
 
 def _query_named_service(d: Dialogue) -> Decision:
@@ -88,7 +90,8 @@ def _query_named_service(d: Dialogue) -> Decision:
 def _retry_since(d: Dialogue) -> Decision:
     error = _result_of(d, QUERY)
     reason = error.text.splitlines()[0][:160] if error else "no result"
-    return _query(text=f'The tool rejected since="last night" ({reason}). Retrying with an ISO timestamp.')(d)
+    return _query(text=_('The tool rejected since="last night" ({reason}). Retrying with an ISO timestamp.').format(
+        reason=reason))(d)
 
 
 def _call_missing_tool(d: Dialogue) -> Decision:
@@ -98,7 +101,8 @@ def _call_missing_tool(d: Dialogue) -> Decision:
 def _after_unknown_tool(d: Dialogue) -> Decision:
     error = _result_of(d, "query_error_logs")
     reason = error.text.splitlines()[0][:160] if error else "no result"
-    return _query(text=f"`query_error_logs` did not work ({reason}). Using `{QUERY}` instead.")(d)
+    return _query(text=_("`query_error_logs` did not work ({reason}). Using `{tool}` instead.").format(
+        reason=reason, tool=QUERY))(d)
 
 
 def _both_or_query(d: Dialogue) -> Decision:

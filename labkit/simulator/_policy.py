@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from labkit._i18n import _
+
+from ._answers import answer_results
 from ._arguments import fit_arguments
 from ._dialogue import Decision, Dialogue, PlannedCall
 from ._naive import NAIVE_SCENARIO, obey
@@ -12,7 +15,6 @@ from ._skill_policy import follow_skill
 __all__ = ["SIMULATED_PREFIX", "decide"]
 
 SIMULATED_PREFIX = "[simulated] "
-_QUOTE_LIMIT = 300
 
 
 def decide(dialogue: Dialogue) -> Decision:
@@ -31,7 +33,7 @@ def decide(dialogue: Dialogue) -> Decision:
     if decision.text and not decision.text.startswith(SIMULATED_PREFIX):
         decision.text = SIMULATED_PREFIX + decision.text
     if not decision.text and not decision.calls:
-        decision.text = SIMULATED_PREFIX + "I have nothing to add."
+        decision.text = SIMULATED_PREFIX + _("I have nothing to add.")
     return decision
 
 
@@ -53,7 +55,8 @@ def _from_playbook(dialogue: Dialogue) -> Decision | None:
     scenario = select_scenario(dialogue)
     if dialogue.scenario not in (None, NO_SCENARIO) and scenario is None:
         return Decision(
-            f"Unknown scenario {dialogue.scenario!r}; I answer without a playbook.", notes=["no such scenario"]
+            _("Unknown scenario {name!r}; I answer without a playbook.").format(name=dialogue.scenario),
+            notes=["no such scenario"],
         )
     if scenario is None or dialogue.choice.mode == "none":
         return None
@@ -80,28 +83,21 @@ def _resolved(scenario: Scenario, decision: Decision, dialogue: Dialogue) -> Dec
         return None
     if choice.mode == "any" and not calls:
         return None
-    return Decision(decision.text, calls, list(decision.notes))
+    return Decision(decision.text, calls, list(decision.notes), decision.declined)
 
 
 def _after_results(dialogue: Dialogue) -> Decision | None:
     last = dialogue.last
     if last is None or not last.results:
         return None
-    lines = []
-    for result in last.results:
-        name = dialogue.call_name(result.call_id)
-        verb = "reported an error" if result.is_error or result.text.startswith("Error") else "returned"
-        lines.append(f"`{name}` {verb}: {result.text[:_QUOTE_LIMIT]}")
-    return Decision(
-        "Based on the tool results, " + "; ".join(lines), notes=["tool results present: summarising, not calling again"]
-    )
+    return Decision(answer_results(dialogue), notes=["tool results present: answering from them, not calling again"])
 
 
 def _without_tools(dialogue: Dialogue) -> Decision | None:
     if not dialogue.tools:
         return Decision(
-            "No tools were offered, so I answer from what I know: this is a simulated model and knows nothing."
+            _("No tools were offered, so I answer from what I know: this is a simulated model and knows nothing.")
         )
     if dialogue.choice.mode == "none":
-        return Decision("I answer without tools because tool_choice is 'none'.")
+        return Decision(_("I answer without tools because tool_choice is 'none'."))
     return None

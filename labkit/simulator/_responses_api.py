@@ -111,7 +111,11 @@ class ResponsesAPI:
                     "id": make_id("msg_sim_", seed),
                     "status": "completed",
                     "role": "assistant",
-                    "content": [{"type": "output_text", "text": decision.text, "annotations": [], "logprobs": []}],
+                    "content": [
+                        {"type": "refusal", "refusal": decision.text}
+                        if decision.declined
+                        else {"type": "output_text", "text": decision.text, "annotations": [], "logprobs": []}
+                    ],
                 }
             )
         output += [

@@ -21,13 +21,16 @@ to the letter, arguments the schema does not declare included (the `approved: tr
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
+from labkit._i18n import _
+
+from ._answers import sentences
 from ._dialogue import Decision, Dialogue, PlannedCall, ToolOutcome, ToolSeen
 from ._playbooks import resolve_tool
+from ._quoting import cut, json_of
 from ._words import content_words
 
 __all__ = ["ACTIVATE_AT", "LOAD", "PROMPT", "READ", "SkillDecision", "Step", "choose_skill", "follow_skill",
@@ -96,7 +99,7 @@ def read_method(body: str) -> list[Step]:
 
 def choose_skill(catalog: list[tuple[str, str]], text: str) -> tuple[str | None, list[str]]:
     """The skill to activate for the user's words, and why: named by the user, or the best description (notebook 06)."""
-    for name, _ in catalog:
+    for name, _description in catalog:
         if re.search(rf"(?<![\w/-]){re.escape(name)}(?![\w/-])", text, re.I):
             return name, [f"skill {name!r} is named by the user: activate it"]
     scored = [(len(shared_words(d, text)), -i, n, sorted(shared_words(d, text))) for i, (n, d) in enumerate(catalog)]
@@ -159,7 +162,7 @@ def _next_step(dialogue: Dialogue, skill: str, body: str, history: list[tuple[To
             wanting = next((s for s in steps[index + 1:] if s.verb in {"call", "prompt"}), None)
             if wanting is not None and _missing(wanting, said, synonyms):
                 notes.append(f"{where}: {', '.join(_missing(wanting, said, synonyms))} not given, so ask")
-                return SkillDecision(step.quote or "Could you tell me more?", notes=notes)
+                return SkillDecision(step.quote or _("Could you tell me more?"), notes=notes)
             continue
         if step.verb in {"call", "prompt"}:
             decision = _call_step(dialogue, step, where, said, synonyms, history, offered, notes)
@@ -167,9 +170,9 @@ def _next_step(dialogue: Dialogue, skill: str, body: str, history: list[tuple[To
                 return decision
             continue
         if step.verb == "answer":
-            return SkillDecision(_answer(skill, step, steps, history, list(read)), notes=notes + [f"{where}"])
+            return SkillDecision(_answer(skill, step, steps, history, list(read), said), notes=notes + [f"{where}"])
         notes.append(f"{where}: prose, which this simulated model cannot follow")
-    return SkillDecision(_answer(skill, Step(0, "answer"), steps, history, list(read)), notes=notes)
+    return SkillDecision(_answer(skill, Step(0, "answer"), steps, history, list(read), said), notes=notes)
 
 
 def _call_step(dialogue: Dialogue, step: Step, where: str, said: str, synonyms: dict[str, str],
@@ -177,17 +180,19 @@ def _call_step(dialogue: Dialogue, step: Step, where: str, said: str, synonyms: 
                notes: list[str]) -> Decision | None:
     missing = _missing(step, said, synonyms)
     if missing:
-        return SkillDecision(f"The method needs {', '.join(missing)} for `{step.target}`, and the question does "
-                             "not say. Could you tell me?", notes=notes + [f"{where}: cannot fill {missing}"])
+        text = _("The method needs {missing} for `{target}`, and the question does not say. Could you tell me?")
+        return SkillDecision(text.format(missing=", ".join(missing), target=step.target),
+                             notes=notes + [f"{where}: cannot fill {missing}"])
     sets = _argument_sets(step, said, synonyms)
     if step.verb == "prompt":
-        server, _, prompt = step.target.partition("/")
+        server, _slash, prompt = step.target.partition("/")
         wanted = [(PROMPT, {"server": server, "name": prompt, "arguments": a}) for a in sets]
     else:
         name = resolve_tool(step.target, offered)
         if name is None:
-            return SkillDecision(f"The skill's method calls `{step.target}`, which the host does not offer, so I "
-                                 "cannot follow it.", notes=notes + [f"{where}: {step.target} not offered"])
+            text = _("The skill's method calls `{target}`, which the host does not offer, so I cannot follow it.")
+            return SkillDecision(text.format(target=step.target), notes=notes + [f"{where}: {step.target} not offered"],
+                                 declined=True)
         wanted = [(name, a) for a in sets]
     made = [(c.name, c.arguments) for c, _ in history]
     pending = [PlannedCall(n, a) for n, a in wanted if (n, a) not in made]
@@ -258,33 +263,34 @@ def _synonyms(texts: list[str]) -> dict[str, str]:
 
 
 def _answer(skill: str, step: Step, steps: list[Step], history: list[tuple[ToolSeen, ToolOutcome | None]],
-            read: list[object]) -> str:
+            read: list[object], question: str) -> str:
+    """The method's quote filled from each result; without a quote, the results in sentences."""
     tools = {s.target for s in steps if s.verb == "call"}
-    lines = []
+    lines, unquoted = [], []
     for call, result in history:
         if result is None or call.name in {LOAD, READ, PROMPT} or not any(resolve_tool(t, [call.name]) for t in tools):
             continue
         if result.is_error or result.text.startswith(("Error", "The host did not run")):
-            lines.append(f"`{call.name}` did not give a result: {result.text[:200]}")
+            lines.append(_("`{name}` did not give a result: {reason}").format(name=call.name, reason=cut(result.text)))
             continue
         filled = _fill(step.quote, result.text)
         if filled:
             lines.append(filled)
-    files = f" (read first: {', '.join(map(str, read))})" if read else ""
-    body = " ".join(lines) or "the tools gave nothing I could quote, so I have no answer."
-    return f"Following the `{skill}` skill{files}: {body}"
+        else:
+            unquoted.append((call, result))
+    if unquoted:
+        lines.append(sentences(unquoted, question))
+    files = _(" (read first: {files})").format(files=", ".join(map(str, read))) if read else ""
+    body = " ".join(lines) or _("the tools gave nothing I could quote, so I have no answer.")
+    return _("Following the `{skill}` skill{files}: {body}").format(skill=skill, files=files, body=body)
 
 
 def _fill(template: str, text: str) -> str | None:
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(data, dict):
-        return None
+    """The method's quote with the result's fields in it; None without a quote or when a field is missing."""
+    data = json_of(text)
     fields = re.findall(r"\{(\w+)\}", template)
-    if not template or any(f not in data for f in fields):
-        return None if template else json.dumps(data, ensure_ascii=False)[:200]
+    if not template or not isinstance(data, dict) or any(f not in data for f in fields):
+        return None
     return template.format(**{f: _plain(data[f]) for f in fields})
 
 

@@ -9,7 +9,10 @@ from typing import Any
 from ._events import ACTORS, Event, Trace
 from ._views import ACTOR_LABELS, diagram_label, select
 
-__all__ = ["save_png"]
+__all__ = ["display_png", "png_bytes", "save_png"]
+
+# A committed notebook carries one picture per diagram: 32 colours and ≤ 60 kB keep it small.
+_DISPLAY_COLORS, _DISPLAY_BUDGET = 32, 60_000
 
 _COLORS = {
     "user": "#4c72b0",
@@ -23,12 +26,27 @@ _COLORS = {
 
 def save_png(trace: Trace | Iterable[Event], path: str | Path, *, dpi: int = 80, **filters: Any) -> Path:
     """Draw the trace as a sequence diagram and write it as a PNG (notebook 03; `python -m labkit`)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(png_bytes(select(trace, **filters), dpi=dpi))
+    return path
+
+
+def display_png(events: list[Event]) -> bytes:
+    """The picture a Mermaid display carries: 32 colours at 80 dpi, or 60 dpi for a long trace (notebook 00)."""
+    picture = png_bytes(events, colors=_DISPLAY_COLORS)
+    return picture if len(picture) <= _DISPLAY_BUDGET else png_bytes(events, dpi=60, colors=_DISPLAY_COLORS)
+
+
+def png_bytes(events: list[Event], *, dpi: int = 80, colors: int | None = None) -> bytes:
+    """The sequence diagram of `events` as PNG bytes: the picture a Mermaid display carries (notebook 00)."""
+    import io
+
     import matplotlib
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
-    events = select(trace, **filters)
     actors = [a for a in ACTORS if any(a in (e.src, e.dst) for e in events)] or list(ACTORS)
     column = {a: i * 2.0 for i, a in enumerate(actors)}
     # 80 dpi, 10 pt: six actors are 1,020 px wide (a notebook cell) and the labels 11 px.
@@ -44,11 +62,16 @@ def save_png(trace: Trace | Iterable[Event], path: str | Path, *, dpi: int = 80,
     for row, event in enumerate(events, start=1):
         _draw_event(ax, event, -row, column)
     fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=dpi, metadata={"Software": None})
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
     plt.close(fig)
-    return path
+    if colors is None:
+        return buffer.getvalue()
+    from PIL import Image  # matplotlib's own dependency
+
+    quantized = io.BytesIO()
+    Image.open(buffer).convert("RGB").quantize(colors=colors).save(quantized, format="PNG", optimize=True)
+    return quantized.getvalue()
 
 
 def _draw_event(ax: Any, event: Event, y: float, column: dict[str, float]) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import re
 import textwrap
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -27,6 +29,7 @@ ACTOR_LABELS = {
 _MERMAID_ESCAPES = str.maketrans({"#": "#35;", ";": "#59;", "<": "#lt;", ">": "#gt;", "\n": " "})
 # Characters per line and lines per arrow label: six actors then fit a notebook cell at labels >= 11 px.
 _LABEL_WIDTH, _LABEL_LINES = 26, 2
+_FOLDED = re.compile(r"…\(\+(?P<more>\d+) chars\)…")  # the marker `fold` leaves in a summary
 _TABLE_COLUMNS = ["seq", "round", "from", "to", "kind", "summary", "name", "server", "id"]
 
 
@@ -80,13 +83,24 @@ def table(trace: Trace | Iterable[Event], *, times: bool = False, **filters: Any
 
 
 class Diagram:
-    """A Mermaid sequence diagram that JupyterLab renders offline, with a text fallback (notebook 00)."""
+    """A Mermaid sequence diagram that JupyterLab renders offline, with a picture for every other viewer (notebook 00).
 
-    def __init__(self, source: str) -> None:
+    The display carries the Mermaid source, a PNG drawn by matplotlib from the same events (GitHub,
+    nbviewer, VS Code and Colab show it), and the source as text. JupyterLab 4.6 ranks its Mermaid
+    renderer 61 and images 90, and shows the lowest rank present: the Mermaid diagram.
+    """
+
+    def __init__(self, source: str, events: list[Event] | None = None) -> None:
         self.source = source
+        self.events = events
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        return {"text/vnd.mermaid": self.source, "text/plain": self.source}
+        bundle = {"text/vnd.mermaid": self.source, "text/plain": self.source}
+        if self.events:
+            from ._png import display_png  # the picture needs matplotlib, loaded only when a diagram is shown
+
+            bundle["image/png"] = base64.b64encode(display_png(self.events)).decode("ascii")
+        return bundle
 
     def __str__(self) -> str:
         return self.source
@@ -126,16 +140,27 @@ def sequence_diagram(trace: Trace | Iterable[Event], *, numbered: bool = True, *
         else:
             arrow = "-->>" if e.is_reply else "->>"
             lines.append(f"    {e.src}{arrow}{e.dst}: {text}")
-    return Diagram("\n".join(lines))
+    return Diagram("\n".join(lines), events)
 
 
 def diagram_label(text: str) -> list[str]:
-    """An arrow's label as at most two short lines, cut once with "…"; the table has the whole text."""
+    """An arrow's label as at most two short lines, cut once; the table has the whole text (notebook 00).
+
+    A summary already folded (`head…(+N chars)…tail`) is cut from the text it stood for: the label
+    keeps the start and one marker counts every character of the original it does not show.
+    """
+    folded = _FOLDED.search(text)
     lines = textwrap.wrap(text, _LABEL_WIDTH, break_long_words=True) or [""]
-    if len(lines) > _LABEL_LINES:
-        lines = lines[:_LABEL_LINES]
-        lines[-1] = lines[-1][: _LABEL_WIDTH - 1] + "…"
-    return lines
+    if folded is None and len(lines) <= _LABEL_LINES:
+        return lines
+    total = len(text) - len(folded.group()) + int(folded["more"]) if folded else len(text)
+    kept = (text[: folded.start()] if folded else text)[: _LABEL_WIDTH * _LABEL_LINES]
+    while True:
+        lines = textwrap.wrap(kept.rstrip() + f"…(+{total - len(kept.rstrip())} chars)", _LABEL_WIDTH,
+                              break_long_words=True)
+        if len(lines) <= _LABEL_LINES or not kept:
+            return lines[:_LABEL_LINES]
+        kept = kept[:-1]
 
 
 def pretty(event: Event, *, limit: int = 240) -> str:
