@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
 __all__ = ["open_read_only"]
 
+# A server runs its tools in worker threads: concurrent first calls must build the file once, not race.
+_BUILDING = threading.Lock()
+
 
 def open_read_only(path: Path, fill: Callable[[sqlite3.Connection], None]) -> closing[sqlite3.Connection]:
     """A read-only connection to `path`, first building the file with `fill` if it is missing."""
     if not path.exists():
-        _build(path, fill)
+        with _BUILDING:
+            if not path.exists():
+                _build(path, fill)
     return closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True))
 
 
