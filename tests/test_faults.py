@@ -220,3 +220,21 @@ def test_a_signal_stops_the_cli_with_one_line_its_status_and_no_server_left(sign
     assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1 and "stopping the servers" in stderr
     _, alive = psutil.wait_procs(servers, timeout=10)
     assert not alive, f"still running after the CLI stopped: {[p.cmdline() for p in alive]}"
+
+
+@pytest.mark.parametrize("delay", [0.1, 0.3, 0.6])
+def test_a_ctrl_c_while_the_cli_is_still_importing_exits_130_quietly(delay: float, tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    cli = subprocess.Popen([sys.executable, "-m", "labkit", "run", "canonical", "--out", str(tmp_path)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        time.sleep(delay)
+        children = psutil.Process(cli.pid).children(recursive=True)
+        cli.send_signal(signal.SIGINT)
+        _, stderr = cli.communicate(timeout=LIMIT)
+    finally:
+        cli.kill()
+        cli.wait()
+    assert cli.returncode == 130 and "Traceback" not in stderr and len(stderr.strip().splitlines()) <= 1
+    _, alive = psutil.wait_procs(children, timeout=10)
+    assert not alive, f"still running after the CLI stopped: {[p.cmdline() for p in alive]}"
