@@ -109,6 +109,7 @@ class Meta(StrEnum):
     SIMULATED = "simulated"
     CALL_IDS = "call_ids"
     CHANGED = "changed"
+    PAYLOAD_REFS = "payload_refs"  # texts of the payload kept by reference: path, bytes, sha256
 
 
 class Outcome(StrEnum):
