@@ -222,7 +222,7 @@ def test_a_signal_stops_the_cli_with_one_line_its_status_and_no_server_left(sign
     assert not alive, f"still running after the CLI stopped: {[p.cmdline() for p in alive]}"
 
 
-@pytest.mark.parametrize("delay", [0.1, 0.3, 0.6])
+@pytest.mark.parametrize("delay", [0.3, 0.6, 1.0])  # before ~0.1 s Python itself is still starting
 def test_a_ctrl_c_while_the_cli_is_still_importing_exits_130_quietly(delay: float, tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     cli = subprocess.Popen([sys.executable, "-m", "labkit", "run", "canonical", "--out", str(tmp_path)],
