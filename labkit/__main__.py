@@ -2,21 +2,34 @@
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import signal
-import sys
-import threading
-from pathlib import Path
 
-import anyio
-from anyio.abc import TaskStatus
 
-from ._i18n import N_, _
-from .host import ENV_VAR, ERAS, select_model
-from .lessons import SCENARIO_NAMES, run_scenario
-from .trace import SIMULATED_MODEL, save_png, sequence_diagram, steps_table, table
+def _quit_before_the_run(number: int, _frame: object) -> None:
+    # Until the run takes the signals over, nothing of ours is running: exit at once, without a traceback.
+    os.write(2, b"labkit: interrupted (Ctrl-C)\n" if number == signal.SIGINT else b"labkit: terminated (SIGTERM)\n")
+    os._exit(128 + number)
+
+
+# Set first, before the imports below, which take a second or more: a Ctrl-C there must not print a traceback.
+if __name__ == "__main__":
+    for _number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(_number, _quit_before_the_run)
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import anyio  # noqa: E402
+from anyio.abc import TaskStatus  # noqa: E402
+
+from ._i18n import N_, _  # noqa: E402
+from .host import ENV_VAR, ERAS, select_model  # noqa: E402
+from .lessons import SCENARIO_NAMES, run_scenario  # noqa: E402
+from .trace import SIMULATED_MODEL, save_png, sequence_diagram, steps_table, table  # noqa: E402
 
 __all__ = ["main"]
 

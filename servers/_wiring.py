@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import json
 import os
 import sys
 from collections.abc import Callable
@@ -18,15 +19,19 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INVALID_PARAMS,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
+    CallToolResult,
     ClientCapabilities,
     ElicitationCapability,
     FormElicitationCapability,
     MissingRequiredClientCapabilityErrorData,
+    TextContent,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 __all__ = [
     "DATA_DIR_ENV",
+    "MAX_RESULT_BYTES",
+    "MAX_RESULT_BYTES_ENV",
     "REQUEST_STATE_KEY_ENV",
     "REQUEST_STATE_TTL_ENV",
     "RESOURCE_NOT_FOUND_2025",
@@ -45,6 +50,9 @@ REQUEST_STATE_TTL_ENV = "LABKIT_REQUEST_STATE_TTL"
 RESOURCE_NOT_FOUND_2025 = -32002
 """2025-11-25's own code for a missing resource; 2026-07-28 retired it in favour of -32602 (SEP-2164)."""
 TOOLS_LIST_TTL_MS = 300_000
+MAX_RESULT_BYTES_ENV = "LABKIT_MAX_RESULT_BYTES"
+MAX_RESULT_BYTES = 4 * 1024 * 1024
+"""The most a lab server sends as one tool result (JSON bytes), unless `LABKIT_MAX_RESULT_BYTES` says otherwise."""
 """How long a client may reuse a `tools/list` result: the tool lists never change while a server runs."""
 _MIN_KEY_BYTES = 32
 _REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -111,6 +119,7 @@ def new_server(name: str, instructions: str) -> MCPServer:
         subscriptions=False,
     )
     server.middleware.append(_spec_error_codes(server))
+    server.middleware.append(_result_cap)
     return server
 
 
@@ -185,3 +194,32 @@ def _spec_error_codes(server: MCPServer) -> ServerMiddleware[Any]:
         return await call_next(ctx)
 
     return check
+
+
+def _max_result_bytes() -> int:
+    raw = os.environ.get(MAX_RESULT_BYTES_ENV, "")
+    if not raw:
+        return MAX_RESULT_BYTES
+    if not raw.isdigit() or int(raw) == 0:
+        sys.exit(f"{MAX_RESULT_BYTES_ENV} must be a whole number of bytes above 0, not {raw!r}")
+    return int(raw)
+
+
+async def _result_cap(ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
+    """A tool result larger than the cap is replaced by an `isError` text naming the cap and the size.
+
+    Sent whole, a result of tens of MiB takes the client seconds to read and the model's context
+    window cannot hold it anyway; the error tells the model to ask for less.
+    """
+    result = await call_next(ctx)
+    if ctx.method != "tools/call" or not isinstance(result, dict):
+        return result
+    size = len(json.dumps(result, ensure_ascii=False).encode())
+    cap = _max_result_bytes()
+    if size <= cap:
+        return result
+    tool = (ctx.params or {}).get("name")
+    text = (f"The result of {tool} was {size:,} bytes, over this server's cap of {cap:,} bytes "
+            f"({MAX_RESULT_BYTES_ENV}); it was not sent. Ask for less (a narrower range, fewer rows).")
+    capped = CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+    return capped.model_dump(by_alias=True, mode="json", exclude_none=True)

@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -120,6 +119,26 @@ HANDSHAKE_ONLY = textwrap.dedent("""
 MUTE = ServerSpec("silent", command=sys.executable, args=("-c", HANDSHAKE_ONLY))
 
 
+# Says what it is doing on stderr, then never answers: what a server stuck loading an index looks like.
+TALKS_THEN_HANGS = ServerSpec("stuck", command=sys.executable, args=("-c", textwrap.dedent("""
+    import sys
+    for n in range(20):
+        print(f"loading shard {n} of 20", file=sys.stderr, flush=True)
+    sys.stdin.read()
+""")))
+
+
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+async def test_a_start_timeout_shows_the_end_of_what_the_server_wrote_to_stderr(era: str) -> None:
+    with anyio.fail_after(LIMIT), pytest.raises(ServerStartError) as caught:
+        async with Host(Trace(), [TALKS_THEN_HANGS], era=era, start_timeout=3):
+            pass
+    error = caught.value
+    assert error.server == "stuck" and error.method is not None and error.returncode is None
+    assert error.stderr.splitlines() == [f"loading shard {n} of 20" for n in range(8, 20)]
+    assert "loading shard 19 of 20" in str(error) and "It wrote nothing" not in str(error)
+
+
 @pytest.mark.parametrize("era, spec, stage", [("2026-07-28", SILENT, "server/discover"),
                                               ("2025-11-25", SILENT, "initialize"),
                                               ("2025-11-25", MUTE, "tools/list")])
@@ -131,14 +150,6 @@ async def test_a_server_that_never_answers_fails_the_start_within_the_timeout_na
             pass
     assert caught.value.server == "silent" and caught.value.method == stage
     assert stage in str(caught.value)
-
-
-async def test_the_hosts_temp_folders_are_removed_when_it_closes(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # a folder of its own: the machine's /tmp is shared
-    with anyio.fail_after(LIMIT):
-        async with Host(Trace(), [ServerSpec("logs"), ServerSpec("charts", transport="http")]):
-            during = sorted(p.name.rsplit("-", 1)[0] for p in tmp_path.glob("labkit-*"))
-    assert during == ["labkit-events", "labkit-start", "labkit-start"] and not list(tmp_path.iterdir())
 
 
 def test_an_http_server_on_a_port_already_taken_is_not_mistaken_for_ours() -> None:
@@ -208,4 +219,22 @@ def test_a_signal_stops_the_cli_with_one_line_its_status_and_no_server_left(sign
     assert cli.returncode == 128 + signals[0]
     assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1 and "stopping the servers" in stderr
     _, alive = psutil.wait_procs(servers, timeout=10)
+    assert not alive, f"still running after the CLI stopped: {[p.cmdline() for p in alive]}"
+
+
+@pytest.mark.parametrize("delay", [0.3, 0.6, 1.0])  # before ~0.1 s Python itself is still starting
+def test_a_ctrl_c_while_the_cli_is_still_importing_exits_130_quietly(delay: float, tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    cli = subprocess.Popen([sys.executable, "-m", "labkit", "run", "canonical", "--out", str(tmp_path)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        time.sleep(delay)
+        children = psutil.Process(cli.pid).children(recursive=True)
+        cli.send_signal(signal.SIGINT)
+        _, stderr = cli.communicate(timeout=LIMIT)
+    finally:
+        cli.kill()
+        cli.wait()
+    assert cli.returncode == 130 and "Traceback" not in stderr and len(stderr.strip().splitlines()) <= 1
+    _, alive = psutil.wait_procs(children, timeout=10)
     assert not alive, f"still running after the CLI stopped: {[p.cmdline() for p in alive]}"

@@ -42,6 +42,7 @@ from ._progress import Progress, progress
 from ._router import ToolRouter, result_as_data, truncate
 from ._sandbox import Confinement, confinement, sandboxed
 from ._start_errors import ServerStartError
+from ._tempdirs import LabTempDir
 from ._transports import http_transport, memory_transport, stdio_transport
 from ._user import (
     SCRIPTED_USER_ENV,
@@ -75,6 +76,7 @@ __all__ = [
     "GatePolicy",
     "Guard",
     "Host",
+    "LabTempDir",
     "LocalTool",
     "LocalToolResult",
     "McpCall",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from contextvars import ContextVar
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
@@ -10,7 +9,7 @@ from contextlib import AbstractAsyncContextManager, ExitStack, asynccontextmanag
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import anyio
 from mcp import Client
@@ -26,6 +25,8 @@ from ._guards import Guard, LocalTool
 from ._launch import ServerSpec, http_server
 from ._pool import ServerPool
 from ._router import ToolRouter
+from ._start_errors import ServerStartError
+from ._tempdirs import LabTempDir
 from ._transports import http_transport, stdio_transport
 
 __all__ = ["ERAS", "FORM_ABOUT", "HOST_INFO", "Asker", "Elicitor", "Host", "RunResult"]
@@ -96,7 +97,8 @@ class Host:
             trace, self.audit, policy, self.pool, call_timeout=call_timeout, max_result_chars=max_result_chars,
             guards=guards,
         )
-        self._events_dir: Path | None = None
+        self._events_dir: LabTempDir | None = None
+        self._stderr: dict[str, IO[str]] = {}  # each server's stderr, kept across restarts, for the errors that show it
         self._calls = 0
 
     @classmethod
@@ -111,9 +113,14 @@ class Host:
 
     async def __aenter__(self) -> "Host":
         """Start every server at once, each client held by a task of its own; `start_timeout` bounds it all."""
-        self._events_dir = Path(tempfile.mkdtemp(prefix="labkit-events-"))
+        self._events_dir = LabTempDir("events")
         try:
             await self.pool.start({spec.name: (spec.describe(), partial(self._connect, spec)) for spec in self.servers})
+        except ServerStartError as error:
+            # A server that did not answer in time is still running: what it wrote so far says why.
+            explained = error.with_stderr(self._stderr[error.server]) if error.server in self._stderr else error
+            await self.aclose()
+            raise explained from error.__cause__
         except BaseException:
             await self.aclose()
             raise
@@ -127,8 +134,10 @@ class Host:
         try:
             await self.pool.aclose()
         finally:
+            for log in self._stderr.values():
+                log.close()
             if self._events_dir is not None:
-                shutil.rmtree(self._events_dir, ignore_errors=True)
+                self._events_dir.remove()
 
     async def call(self, tool: str, arguments: dict[str, Any] | None = None) -> ToolResult:
         """One call, carried like a model's: gate, guards, the server, the result as data (notebook 02)."""
@@ -217,7 +226,10 @@ class Host:
         """
         assert self._events_dir is not None
         # Each server its own folder: its reports are read from its own file, never another's.
-        events = Path(tempfile.mkdtemp(prefix=f"{spec.name}-", dir=self._events_dir)) / "events.jsonl"
+        events = Path(tempfile.mkdtemp(prefix=f"{spec.name}-", dir=self._events_dir.path)) / "events.jsonl"
+        if spec.name not in self._stderr:
+            self._stderr[spec.name] = tempfile.TemporaryFile(mode="w+")
+        stderr = self._stderr[spec.name]
         if spec.lab_server:
             spec = replace(spec, env={**spec.env, "LABKIT_EVENTS_FILE": str(events)})
         processes = ExitStack()
@@ -226,10 +238,10 @@ class Host:
                 transport = http_transport(spec.url, self.trace, server=spec.name, headers=spec.headers)
             elif spec.transport == "http":
                 # Waiting for the port blocks, so it waits in a thread while the other servers start.
-                url = await anyio.to_thread.run_sync(processes.enter_context, http_server(spec, start_timeout=self.pool.start_timeout))
+                url = await anyio.to_thread.run_sync(processes.enter_context, http_server(spec, start_timeout=self.pool.start_timeout, errlog=stderr))
                 transport = http_transport(url, self.trace, server=spec.name, server_events=events)
             else:
-                transport = stdio_transport(spec, self.trace, server_events=events)
+                transport = stdio_transport(spec, self.trace, errlog=stderr, server_events=events)
             async with Client(
                 _after(turn, transport), mode=ERAS[self.era], elicitation_callback=self._on_elicit,
                 client_info=HOST_INFO, input_required_max_rounds=self.input_required_max_rounds,

@@ -21,6 +21,7 @@ from mcp import StdioServerParameters
 from ._ports import listened_by_child
 from ._sandbox import sandboxed
 from ._start_errors import ServerStartError, StartRecord
+from ._tempdirs import LabTempDir
 
 __all__ = [
     "DEFAULT_DATA_DIR", "LAB_SHARED_ENV", "REPO_ROOT", "SEALING_KEY_ENV", "TRANSPORTS", "WORKDIR_ENV", "ServerSpec", "free_port", "http_server", "server_env", "stdio_params",
@@ -176,9 +177,10 @@ def http_server(
     spec = _as_spec(server, args, env)
     port = port or free_port()
     log = errlog or tempfile.TemporaryFile(mode="w+")
-    with tempfile.TemporaryDirectory(prefix="labkit-start-") as folder:
-        record = StartRecord(spec.name, spec.describe(), Path(folder) / "status.json", log)
-        command = [*spec.command_line(), "--http", "--port", str(port)]
+    folder = LabTempDir("start")
+    record = StartRecord(spec.name, spec.describe(), folder.path / "status.json", log)
+    command = [*spec.command_line(), "--http", "--port", str(port)]
+    try:
         proc = subprocess.Popen(
             [sys.executable, "-I", "-S", _SUPERVISOR, str(record.status_file), "--", *command],
             env=server_env(spec), cwd=str(REPO_ROOT), stdout=subprocess.DEVNULL, stderr=log,
@@ -188,8 +190,10 @@ def http_server(
             yield f"http://127.0.0.1:{port}/mcp"
         finally:
             _stop(proc)
-            if errlog is None:
-                log.close()
+    finally:
+        folder.remove()
+        if errlog is None:
+            log.close()
 
 
 def _installed(command: str) -> str:

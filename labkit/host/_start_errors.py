@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import IO, Any
 __all__ = ["ServerStartError", "StartRecord"]
 
 _TAIL_LINES = 12
+_TAIL_BYTES = 64 * 1024
 _STATUS_WAIT_S = 0.5
 
 
@@ -35,13 +37,18 @@ class StartRecord:
                 time.sleep(0.02)
 
     def stderr_tail(self) -> str:
-        try:
-            self.errlog.flush()
-            self.errlog.seek(0)
-            lines = self.errlog.read().splitlines()
-        except (OSError, ValueError):
-            return ""
-        return "\n".join(lines[-_TAIL_LINES:])
+        return stderr_tail(self.errlog)
+
+
+def stderr_tail(errlog: IO[str]) -> str:
+    """The last lines a server wrote to `errlog`, read without moving the offset a running server writes at."""
+    try:
+        errlog.flush()
+        data = os.pread(errlog.fileno(), _TAIL_BYTES, max(0, os.fstat(errlog.fileno()).st_size - _TAIL_BYTES))
+    except (OSError, ValueError, AttributeError):
+        return ""
+    lines = data.decode("utf-8", "replace").splitlines()
+    return "\n".join(lines[-_TAIL_LINES:])
 
 
 class ServerStartError(RuntimeError):
@@ -68,6 +75,13 @@ class ServerStartError(RuntimeError):
         elif error is None:
             message += "\nIt wrote nothing to stderr."
         super().__init__(message)
+
+    def with_stderr(self, errlog: IO[str]) -> "ServerStartError":
+        """The same error showing the end of `errlog`, when it shows no stderr yet (a server that did not answer)."""
+        tail = stderr_tail(errlog)
+        if self.stderr or not tail:
+            return self
+        return ServerStartError(self.server, self.command, self.stage, self.returncode, tail, self.error, self.method)
 
     @classmethod
     def from_record(cls, record: StartRecord, stage: str) -> "ServerStartError":

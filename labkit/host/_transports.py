@@ -19,6 +19,7 @@ from ..trace import TappedTransport, Trace
 from ._gate import import_validator_in_background
 from ._launch import ServerSpec, stdio_params
 from ._start_errors import ServerStartError, StartRecord
+from ._tempdirs import LabTempDir
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -51,8 +52,9 @@ async def _explained(spec: ServerSpec, errlog: IO[str] | None) -> AsyncIterator[
     """The SDK's stdio client, with a server that died turned into an error that says why."""
     with ExitStack() as files:
         log = errlog if errlog is not None else files.enter_context(tempfile.TemporaryFile(mode="w+"))
-        folder = Path(files.enter_context(tempfile.TemporaryDirectory(prefix="labkit-start-")))
-        record = StartRecord(spec.name, spec.describe(), folder / "status.json", log)
+        folder = LabTempDir("start")
+        files.callback(folder.remove)
+        record = StartRecord(spec.name, spec.describe(), folder.path / "status.json", log)
         import_validator_in_background()
         try:
             async with stdio_client(stdio_params(spec, record=record), errlog=log) as streams:

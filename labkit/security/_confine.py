@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 import functools
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..host import WORKDIR_ENV, ServerSpec, confinement
+from ..host import WORKDIR_ENV, LabTempDir, ServerSpec, confinement
 
 __all__ = ["LabFolder", "host_state_dir", "least_privilege", "over_broad"]
 
 
-@functools.cache
 def host_state_dir() -> Path:
     """A folder for the host's own state (pins), outside the data folder the servers share (notebook 07).
 
-    Private to this user (mode 0700). Only a sandbox (`confine`) keeps a server of the same user out of it.
+    Private to this user (mode 0700), removed when the process exits. Only a sandbox (`confine`) keeps a
+    server of the same user out of it.
     """
-    return Path(tempfile.mkdtemp(prefix="labkit-host-state-"))
+    return _host_state().path
+
+
+@functools.cache
+def _host_state() -> LabTempDir:
+    return LabTempDir("host-state")
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
@@ -9,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Literal
 
-__all__ = ["ACTORS", "Actor", "Event", "Trace"]
+__all__ = ["ACTORS", "LARGE_TEXT", "Actor", "Event", "Trace", "by_reference"]
 
 Actor = Literal["user", "host", "model", "client", "server", "system"]
 ACTORS: tuple[Actor, ...] = ("user", "host", "model", "client", "server", "system")
@@ -132,3 +133,38 @@ def _round_time(seconds: float) -> float:
 
 def _kind_matches(kind: str, pattern: str) -> bool:
     return kind.startswith(pattern) if pattern.endswith(".") else kind == pattern
+
+
+LARGE_TEXT = 64 * 1024
+"""A text longer than this (characters) is kept in the trace by reference: its size, sha256 and first characters."""
+_HEAD = 200
+
+
+def by_reference(payload: Any, path: str = "") -> tuple[Any, list[dict[str, Any]]]:
+    """`payload` with each text over `LARGE_TEXT` replaced by a short stand-in, and one reference per text replaced.
+
+    A reference is `{"path", "bytes", "sha256"}` (UTF-8 bytes of the whole text); the structure around the
+    texts (ids, methods, `isError`, content types) stays, so the views read the frame as before.
+    """
+    if isinstance(payload, str):
+        if len(payload) <= LARGE_TEXT:
+            return payload, []
+        data = payload.encode("utf-8", "surrogatepass")
+        ref = {"path": path, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        stand_in = f"{payload[:_HEAD]}… [{ref['bytes']:,} bytes in all, kept by reference: sha256 {ref['sha256'][:16]}…]"
+        return stand_in, [ref]
+    refs: list[dict[str, Any]] = []
+    if isinstance(payload, dict):
+        kept = {}
+        for key, value in payload.items():
+            kept[key], found = by_reference(value, f"{path}.{key}" if path else str(key))
+            refs += found
+        return (kept, refs) if refs else (payload, [])
+    if isinstance(payload, list):
+        items = []
+        for index, value in enumerate(payload):
+            item, found = by_reference(value, f"{path}.{index}" if path else str(index))
+            items.append(item)
+            refs += found
+        return (items, refs) if refs else (payload, [])
+    return payload, []

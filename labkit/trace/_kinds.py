@@ -129,6 +129,7 @@ class Meta(StrEnum):
     CALL_IDS = "call_ids"
     CHANGED = "changed"
     IGNORED = "ignored"
+    PAYLOAD_REFS = "payload_refs"  # texts of the payload kept by reference: path, bytes, sha256
 
 
 class Outcome(StrEnum):

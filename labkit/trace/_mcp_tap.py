@@ -11,7 +11,7 @@ import anyio
 from mcp.client._transport import Transport, TransportStreams
 from mcp.shared.message import SessionMessage
 
-from ._events import Trace
+from ._events import Trace, by_reference
 from ._summaries import frame_kind, summarise_frame
 
 __all__ = ["TappedTransport", "frame_payload"]
@@ -78,17 +78,20 @@ class TappedTransport:
             requester = "server" if outgoing else "client"
             method, name = self._pending.pop((requester, frame_id), (None, None))
         src, dst = ("client", "server") if outgoing else ("server", "client")
+        summary = summarise_frame(payload, method)
+        kept, refs = by_reference(payload)  # a 64 MiB result is not held twice (the SDK has it)
         self.trace.record(
             src,
             dst,
             kind,
-            summarise_frame(payload, method),
+            summary,
             ref=frame_id,
             name=name,
-            payload=payload,
+            payload=kept,
             server=self.server,
             era=self.era,
             method=method,
+            payload_refs=refs or None,
         )
 
     def record_server_events(self) -> None:
