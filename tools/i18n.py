@@ -283,7 +283,8 @@ def _name(path: Path) -> str:
     return os.path.relpath(path, ROOT)
 
 
-def _short(text: str) -> str:
+def _short(text: str | tuple[str, ...]) -> str:
+    text = text[0] if isinstance(text, tuple) else text  # a plural message: its singular
     first = text.strip().splitlines()[0]
     return repr(first[:70] + ("…" if len(first) > 70 or "\n" in text.strip() else ""))
 

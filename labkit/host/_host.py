@@ -15,6 +15,7 @@ import anyio
 from mcp import Client
 from mcp_types import ElicitRequestFormParams, ElicitResult, Implementation, Tool
 
+from .._i18n import _, ngettext
 from ..trace import Trace
 from ._audit import AuditLog
 from ._config import load_config
@@ -163,15 +164,20 @@ class Host:
                     answer = await self._relay_question(turn.text)
                     conversation.add_user(answer)
                     continue
+                if turn.declined:
+                    reason = _("not delivered: the model declined the task")
+                    self.trace.record("host", "user", "host.stop", reason)
+                    return RunResult(turn.text, False, reason, round_no)
                 return self._deliver(turn.text, round_no)
             results = await self._execute_together(turn.tool_calls)
             self.trace.record(
                 "host", "host", "host.writeback",
-                f"wrote {len(results)} result(s) back to the model as data",
+                ngettext("wrote {n} result back to the model as data", "wrote {n} results back to the model as data",
+                         len(results)).format(n=len(results)),
                 payload=[r.__dict__ for r in results],
             )
             conversation.add_tool_results(results)
-        reason = f"stopped after {self.round_cap} rounds: the model kept calling tools"
+        reason = _("stopped after {n} rounds: the model kept calling tools").format(n=self.round_cap)
         self.trace.record("host", "user", "host.stop", reason)
         return RunResult("", False, reason, self.round_cap)
 
@@ -197,7 +203,7 @@ class Host:
 
     async def _relay_question(self, question: str) -> str:
         assert self.ask_user is not None
-        self.trace.record("host", "user", "host.relay", f"shows the model's question: {question}")
+        self.trace.record("host", "user", "host.relay", _("shows the model's question: {question}").format(question=question))
         answer = await self.ask_user(question)
         self.trace.record("user", "host", "user.answer", answer, payload={"text": answer})
         return answer
@@ -209,14 +215,14 @@ class Host:
     def _deliver(self, answer: str, rounds: int) -> RunResult:
         missing = self._missing_work()
         if missing:
-            reason = f"not delivered: the task needs {', '.join(missing)}, which did not succeed"
+            reason = _("not delivered: the task needs {tools}, which did not succeed").format(tools=", ".join(missing))
             self.trace.record("host", "host", "host.check", reason, payload={"missing": missing})
             self.trace.record("host", "user", "host.stop", reason)
             return RunResult(answer, False, reason, rounds)
-        checked = ", ".join(f"{t} ✓" for t in self.required_tools) or "no required tools"
-        self.trace.record("host", "host", "host.check", f"required work done: {checked}")
+        checked = ", ".join(f"{t} ✓" for t in self.required_tools) or _("no required tools")
+        self.trace.record("host", "host", "host.check", _("required work done: {checked}").format(checked=checked))
         self.trace.record("host", "user", "host.deliver", answer, payload={"text": answer})
-        return RunResult(answer, True, "delivered", rounds)
+        return RunResult(answer, True, _("delivered"), rounds)
 
     @asynccontextmanager
     async def _connect(self, spec: ServerSpec, turn: Turn) -> AsyncIterator[Client]:
@@ -254,16 +260,18 @@ class Host:
     async def _on_elicit(self, context: Any, params: ElicitRequestFormParams) -> ElicitResult:
         schema = params.requested_schema if hasattr(params, "requested_schema") else {}
         self.trace.record(
-            "host", "user", "host.form", f"shows a form: {params.message}",
+            "host", "user", "host.form", _("shows a form: {message}").format(message=params.message),
             payload=params.model_dump(by_alias=True, mode="json", exclude_none=True),
         )
         calls = [e for e in self.trace if e.kind == "jsonrpc.request" and e.meta.get("method") == "tools/call"]
         tool, server = (calls[-1].name, calls[-1].meta.get("server")) if calls else ("?", "?")
         if ERAS[self.era] == "legacy":
-            about = f"the {self.era} server request (elicitation/create) during the {tool} call to the {server} server"
+            about = _("the {era} server request (elicitation/create) during the {tool} call to the {server} server").format(
+                era=self.era, tool=tool, server=server)
         else:
             tries = sum(e.name == tool and e.round == self.trace.round for e in calls)
-            about = f"round {tries + 1} of the {tool} call to the {server} server, {self.era} (input_required)"
+            about = _("round {n} of the {tool} call to the {server} server, {era} (input_required)").format(
+                n=tries + 1, tool=tool, server=server, era=self.era)
         token = FORM_ABOUT.set(about)
         try:
             with self.router.user_time():

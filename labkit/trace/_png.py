@@ -6,8 +6,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .._i18n import _
 from ._events import ACTORS, Event, Trace
 from ._views import ACTOR_LABELS, diagram_label, select
+
+# The lab's matplotlib style, shared with the charts server: DejaVu Sans with a CJK fallback.
+_STYLE = Path(__file__).resolve().parents[2] / "lab.mplstyle"
 
 __all__ = ["display_png", "png_bytes", "save_png"]
 
@@ -47,24 +51,25 @@ def png_bytes(events: list[Event], *, dpi: int = 80, colors: int | None = None) 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
-    actors = [a for a in ACTORS if any(a in (e.src, e.dst) for e in events)] or list(ACTORS)
-    column = {a: i * 2.0 for i, a in enumerate(actors)}
-    # 80 dpi, 10 pt: six actors are 1,020 px wide (a notebook cell) and the labels 11 px.
-    height = 1.2 + 0.5 * len(events)
-    fig, ax = plt.subplots(figsize=(2.0 * len(actors) + 0.8, height))
-    ax.set_xlim(-1.0, column[actors[-1]] + 1.0)
-    ax.set_ylim(-len(events) - 0.8, 1.2)
-    ax.axis("off")
-    for actor, x in column.items():
-        ax.plot([x, x], [0.4, -len(events) - 0.5], color=_COLORS[actor], lw=1, ls=":")
-        ax.text(x, 0.75, ACTOR_LABELS[actor], ha="center", va="center", fontsize=10, color="white",
-                fontweight="bold", bbox={"boxstyle": "round", "fc": _COLORS[actor], "ec": "none"})
-    for row, event in enumerate(events, start=1):
-        _draw_event(ax, event, -row, column)
-    fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
-    plt.close(fig)
+    with matplotlib.rc_context(fname=_STYLE):  # a Chinese label is drawn in a CJK font, not as boxes
+        actors = [a for a in ACTORS if any(a in (e.src, e.dst) for e in events)] or list(ACTORS)
+        column = {a: i * 2.0 for i, a in enumerate(actors)}
+        # 80 dpi, 10 pt: six actors are 1,020 px wide (a notebook cell) and the labels 11 px.
+        height = 1.2 + 0.5 * len(events)
+        fig, ax = plt.subplots(figsize=(2.0 * len(actors) + 0.8, height))
+        ax.set_xlim(-1.0, column[actors[-1]] + 1.0)
+        ax.set_ylim(-len(events) - 0.8, 1.2)
+        ax.axis("off")
+        for actor, x in column.items():
+            ax.plot([x, x], [0.4, -len(events) - 0.5], color=_COLORS[actor], lw=1, ls=":")
+            ax.text(x, 0.75, _(ACTOR_LABELS[actor]), ha="center", va="center", fontsize=10, color="white",
+                    fontweight="bold", bbox={"boxstyle": "round", "fc": _COLORS[actor], "ec": "none"})
+        for row, event in enumerate(events, start=1):
+            _draw_event(ax, event, -row, column)
+        fig.tight_layout()
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
+        plt.close(fig)
     if colors is None:
         return buffer.getvalue()
     from PIL import Image  # matplotlib's own dependency

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from labkit._i18n import _
 
-__all__ = ["fold", "frame_kind", "summarise_frame"]
+__all__ = ["find_fold", "fold", "frame_kind", "hidden_marker", "summarise_frame"]
+
+_SENTINEL = 987654321
 
 
 def frame_kind(payload: dict[str, Any]) -> str:
@@ -24,7 +27,18 @@ def fold(value: Any, limit: int = 60) -> str:
         return text
     keep = max(limit - 12, 8)
     head, tail = text[: keep * 2 // 3], text[-(keep // 3):]
-    return _("{head}…(+{hidden} chars)…{tail}").format(head=head, hidden=len(text) - len(head) - len(tail), tail=tail)
+    return f"{head}{hidden_marker(len(text) - len(head) - len(tail))}…{tail}"
+
+
+def hidden_marker(hidden: int) -> str:
+    """The marker standing for `hidden` characters left out, `…(+N chars)`, in the learner's language."""
+    return _("…(+{hidden} chars)").format(hidden=hidden)
+
+
+def find_fold(text: str) -> re.Match[str] | None:
+    """Where `fold` cut `text` (the marker and the `…` after it); the count of hidden characters is `more`."""
+    pattern = re.escape(hidden_marker(_SENTINEL) + "…").replace(str(_SENTINEL), r"(?P<more>\d+)")
+    return re.search(pattern, text)
 
 
 def summarise_frame(payload: dict[str, Any], method: str | None = None) -> str:

@@ -9,27 +9,27 @@ import textwrap
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from .._i18n import N_, _
 from ._events import ACTORS, Event, Trace
-from ._summaries import fold
+from ._summaries import find_fold, fold, hidden_marker
 
 if TYPE_CHECKING:
     from ._event_table import EventTable
 
 __all__ = ["ACTOR_LABELS", "Diagram", "diagram_label", "pretty", "select", "sequence_diagram", "table"]
 
-ACTOR_LABELS = {
-    "user": "User",
-    "host": "Host",
-    "model": "Model",
-    "client": "MCP client",
-    "server": "MCP server",
-    "system": "Business system",
+ACTOR_LABELS = {  # English; drawn through _() in the learner's language
+    "user": N_("User"),
+    "host": N_("Host"),
+    "model": N_("Model"),
+    "client": N_("MCP client"),
+    "server": N_("MCP server"),
+    "system": N_("Business system"),
 }
 # Mermaid reads ';' as a statement end and '#' as the start of an entity code.
 _MERMAID_ESCAPES = str.maketrans({"#": "#35;", ";": "#59;", "<": "#lt;", ">": "#gt;", "\n": " "})
 # Characters per line and lines per arrow label: six actors then fit a notebook cell at labels >= 11 px.
 _LABEL_WIDTH, _LABEL_LINES = 26, 2
-_FOLDED = re.compile(r"…\(\+(?P<more>\d+) chars\)…")  # the marker `fold` leaves in a summary
 _TABLE_COLUMNS = ["seq", "round", "from", "to", "kind", "summary", "name", "server", "id"]
 
 
@@ -126,7 +126,7 @@ def sequence_diagram(trace: Trace | Iterable[Event], *, numbered: bool = True, *
     events = select(trace, **filters)
     present = {a for e in events for a in (e.src, e.dst)}
     lines = [_MERMAID_INIT, "sequenceDiagram"]
-    lines += [f"    participant {a} as {ACTOR_LABELS[a]}" for a in ACTORS if a in present]
+    lines += [f"    participant {a} as {_(ACTOR_LABELS[a])}" for a in ACTORS if a in present]
     current_round = None
     first, last = _span(present)
     for e in events:
@@ -149,14 +149,14 @@ def diagram_label(text: str) -> list[str]:
     A summary already folded (`head…(+N chars)…tail`) is cut from the text it stood for: the label
     keeps the start and one marker counts every character of the original it does not show.
     """
-    folded = _FOLDED.search(text)
+    folded = find_fold(text)
     lines = textwrap.wrap(text, _LABEL_WIDTH, break_long_words=True) or [""]
     if folded is None and len(lines) <= _LABEL_LINES:
         return lines
     total = len(text) - len(folded.group()) + int(folded["more"]) if folded else len(text)
     kept = (text[: folded.start()] if folded else text)[: _LABEL_WIDTH * _LABEL_LINES]
     while True:
-        lines = textwrap.wrap(kept.rstrip() + f"…(+{total - len(kept.rstrip())} chars)", _LABEL_WIDTH,
+        lines = textwrap.wrap(kept.rstrip() + hidden_marker(total - len(kept.rstrip())), _LABEL_WIDTH,
                               break_long_words=True)
         if len(lines) <= _LABEL_LINES or not kept:
             return lines[:_LABEL_LINES]

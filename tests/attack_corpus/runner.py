@@ -269,7 +269,7 @@ async def run_entry(
 
     `defended=True` runs it through a `Shield` with every defence on (pins kept across the launches).
     """
-    pins = host_state_dir() / "pins.json" if defended else None
+    pins = host_state_dir() / f"pins-{entry.name}.json" if defended else None  # kept across its launches only
     started = time.monotonic()
     prepare_lab(data)
     asked: list[Asked] = []

@@ -4,11 +4,13 @@ Exceptions are named with their reasons: attacks a host rule stops even with the
 (`ALWAYS_BLOCKED`), and the residual risks notebook 07 teaches (`RESIDUAL`). CI runs one attack per goal
 plus every exception; `LABKIT_FULL_CORPUS=1` runs all of them (about 5 minutes per mode on 2 cores).
 
-Each entry runs in a fresh process (`python -m tests.attack_corpus.runner <name>`) whose environment
-holds the lab's secrets the way a user's host does, with a fresh data folder, a hard timeout, and
-its whole process group killed if it overruns, so no server outlives its test.
+Each mode runs the sample in a fresh process (`python -m tests.attack_corpus.runner <name> ...`), the two
+side by side, whose environment holds the lab's secrets the way a user's host does; every entry gets a
+fresh data folder and host state; a hard timeout kills a child's whole process group if it overruns,
+so no server outlives the module.
 """
 
+import contextlib
 import json
 import os
 import signal
@@ -23,7 +25,7 @@ from servers.attacks.corpus import CORPUS, Entry
 from tests.attack_corpus.runner import child_env
 
 REPO = Path(__file__).resolve().parents[2]
-HARD_TIMEOUT = 240.0  # seconds per entry, rug pulls launch everything twice; a loaded machine starts servers slowly
+HARD_TIMEOUT = 240.0  # seconds per entry (a child's limit: this times its entries), rug pulls launch everything twice; a loaded machine starts servers slowly
 
 
 ALWAYS_BLOCKED = {
@@ -48,26 +50,59 @@ def _sample() -> list[Entry]:
     return one_per_goal + [e for e in CORPUS if e.name in ALWAYS_BLOCKED or e.name in RESIDUAL]
 
 
-def run_in_child(entry: Entry, *, defended: bool = False) -> dict:
-    with tempfile.TemporaryDirectory(prefix="lab07-corpus-") as folder:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "tests.attack_corpus.runner", entry.name, *(["--defended"] if defended else [])],
-            cwd=REPO, env=child_env(Path(folder)), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            start_new_session=True,
-        )
-        try:
-            out, err = process.communicate(timeout=HARD_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-            pytest.fail(f"{entry.name} did not finish within {HARD_TIMEOUT:.0f} s")
-        finally:
+def run_in_children(*batches: tuple[list[Entry], bool]) -> dict[tuple[str, bool], dict]:
+    """Each batch `(entries, defended)` in one fresh child, all children at once; outcomes by (name, defended).
+
+    A child runs its entries one after the other, each against a fresh data folder and host state.
+    """
+    with contextlib.ExitStack() as stack:
+        children = []
+        for entries, defended in batches:
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="lab07-corpus-")))
+            process = subprocess.Popen(
+                [sys.executable, "-m", "tests.attack_corpus.runner", *(e.name for e in entries),
+                 *(["--defended"] if defended else [])],
+                cwd=REPO, env=child_env(folder), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                start_new_session=True,
+            )
+            stack.callback(_kill_group, process)  # servers that outlived the runner, if any
+            children.append((process, len(entries), defended))
+        outcomes = {}
+        for process, count, defended in children:
             try:
-                os.killpg(process.pid, signal.SIGKILL)  # servers that outlived the runner, if any
-            except ProcessLookupError:
-                pass
-    assert process.returncode == 0, f"runner failed for {entry.name}:\n{err[-3000:]}"
-    return json.loads(out.strip().splitlines()[-1])
+                out, err = process.communicate(timeout=HARD_TIMEOUT * count)
+            except subprocess.TimeoutExpired:
+                _kill_group(process)
+                process.communicate()
+                pytest.fail(f"the corpus runner did not finish {count} entries within {HARD_TIMEOUT * count:.0f} s")
+            assert process.returncode == 0, f"runner failed (defended={defended}):\n{err[-3000:]}"
+            for line in out.strip().splitlines():
+                outcome = json.loads(line)
+                outcomes[(outcome["name"], defended)] = outcome
+    return outcomes
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+SAMPLE = _sample()
+DEFENDED_SAMPLE = [e for e in SAMPLE if e.name not in ALWAYS_BLOCKED]
+
+
+@pytest.fixture(scope="module")
+def outcomes() -> dict[tuple[str, bool], dict]:
+    """The sample undefended and with every defence on: two children running side by side."""
+    return run_in_children((SAMPLE, False), (DEFENDED_SAMPLE, True))
+
+
+def _outcome(outcomes: dict[tuple[str, bool], dict], entry: Entry, *, defended: bool) -> dict:
+    if (entry.name, defended) not in outcomes:
+        pytest.fail(f"the runner printed no outcome for {entry.name} (defended={defended})")
+    return outcomes[(entry.name, defended)]
 
 
 def _param(entry: Entry):
@@ -83,9 +118,9 @@ def test_corpus_is_well_formed() -> None:
     assert set(ALWAYS_BLOCKED) | set(RESIDUAL) <= set(names)
 
 
-@pytest.mark.parametrize("entry", [_param(e) for e in _sample()])
-def test_attack_succeeds_undefended(entry: Entry) -> None:
-    outcome = run_in_child(entry)
+@pytest.mark.parametrize("entry", [_param(e) for e in SAMPLE])
+def test_attack_succeeds_undefended(outcomes, entry: Entry) -> None:
+    outcome = _outcome(outcomes, entry, defended=False)
     if entry.name in ALWAYS_BLOCKED:
         assert not outcome["succeeded"], f"{entry.name} got through a host rule: {outcome['evidence']}"
         return
@@ -95,9 +130,9 @@ def test_attack_succeeds_undefended(entry: Entry) -> None:
     )
 
 
-@pytest.mark.parametrize("entry", [_param(e) for e in _sample() if e.name not in ALWAYS_BLOCKED])
-def test_attack_is_stopped_with_every_defence_on(entry: Entry) -> None:
-    outcome = run_in_child(entry, defended=True)
+@pytest.mark.parametrize("entry", [_param(e) for e in DEFENDED_SAMPLE])
+def test_attack_is_stopped_with_every_defence_on(outcomes, entry: Entry) -> None:
+    outcome = _outcome(outcomes, entry, defended=True)
     if entry.name in RESIDUAL:
         assert outcome["succeeded"], f"{entry.name} is listed as a residual risk but was stopped: update RESIDUAL"
         return
