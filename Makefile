@@ -18,8 +18,11 @@ env: $(STAMP)
 # Root (as in containers) must say so to Jupyter; everyone else gets the plain command.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
+# `make lab LANG=zh_CN` (or a Chinese locale) opens the Chinese edition.
+START := $(if $(filter zh%,$(LANG)),notebooks/zh-CN/00_start_here.ipynb,notebooks/00_start_here.ipynb)
+
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab $(ROOT_FLAG) notebooks/00_start_here.ipynb
+	$(VENV)/bin/jupyter lab $(ROOT_FLAG) $(START)
 
 test: $(STAMP)
 	$(PY) -m pytest tests
