@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The real-browser test (tests/browser): notebooks 00, 03, 04 and the zh-CN 03 run in JupyterLab and Debian's Chromium, each form
-# answered by a click (and 03 run twice mid-form, as a learner would). Playwright comes from PyPI into a
+# answered by a click. Playwright comes from PyPI into a
 # throwaway venv (never `playwright install`: it drives /usr/bin/chromium); JupyterLab and the kernel are the CI venv's (.venv). tests/conftest.py
 # is for in-process tests (it imports labkit, which this venv does not have): --confcutdir leaves it out.
 # The whole check is bounded: SIGINT after 10 minutes lets pytest stop JupyterLab and Chromium itself.
