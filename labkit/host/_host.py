@@ -199,7 +199,7 @@ class Host:
 
     def _asks_back(self, text: str) -> bool:
         # An answer before the task's work is done that contains a question is the model asking back.
-        return self.ask_user is not None and "?" in text and self._missing_work() != []
+        return self.ask_user is not None and any(mark in text for mark in "?？") and self._missing_work() != []
 
     async def _relay_question(self, question: str) -> str:
         assert self.ask_user is not None
