@@ -27,6 +27,7 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field, ValidationError
 
+from labkit._i18n import _
 from servers._report import report
 from servers._wiring import data_dir, declares_form_elicitation, missing_form_elicitation, new_server, run
 from servers.systems.chart_space import Space, recorded_save, remember_save, save_chart
@@ -84,13 +85,13 @@ def render_trend_png(service: str, points: list[HourlyCount]) -> bytes:
         axes.set_xticks(range(0, len(points), step), [point.hour[5:].replace("T", "\n") for point in points][::step])
         axes.tick_params(labelsize=7)
         end = datetime.fromisoformat(points[-1].hour) + timedelta(hours=1)
-        window = f"{points[0].hour.replace('T', ' ')} to {end:%Y-%m-%d %H:%M}"
-        axes.set_title(f"{service}: errors per hour, {window}", fontsize=9)
-        axes.set_xlabel("hour starting (local time, UTC+08:00)", fontsize=8)
-        axes.set_ylabel("errors", fontsize=8)
+        axes.set_title(_("{service}: errors per hour, {start} to {end}").format(
+            service=service, start=points[0].hour.replace("T", " "), end=f"{end:%Y-%m-%d %H:%M}"), fontsize=9)
+        axes.set_xlabel(_("hour starting (local time, UTC+08:00)"), fontsize=8)
+        axes.set_ylabel(_("errors"), fontsize=8)
         if busiest is not None:
             axes.annotate(
-                f"peak {busiest.errors}",
+                _("peak {errors}").format(errors=busiest.errors),
                 (points.index(busiest), busiest.errors),
                 fontsize=7,
                 ha="center",

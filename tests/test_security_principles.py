@@ -156,7 +156,8 @@ async def test_an_untrusted_server_gets_no_sealing_key_and_no_labkit_path_it_was
     with anyio.fail_after(120):
         seen = await _environment_of(ServerSpec("untrusted.files"))
     assert "k" * 40 not in json.dumps(seen)
-    assert {k for k in seen if k.startswith("LABKIT_")} <= {*LAB_SHARED_ENV, "LABKIT_EVENTS_FILE"}
+    # the language a lab server draws in is neither a secret nor a path
+    assert {k for k in seen if k.startswith("LABKIT_")} <= {*LAB_SHARED_ENV, "LABKIT_EVENTS_FILE", "LABKIT_LANG"}
     assert ServerSpec("charts").inherited == (*LAB_SHARED_ENV, "LABKIT_REQUEST_STATE_KEY")
     assert ServerSpec("time", command="mcp-server-time").inherited == ()
 

@@ -86,9 +86,10 @@ def _templates() -> dict[Path, Catalog]:
     """Each catalog's template, keyed by the .po it merges into."""
     templates: dict[Path, Catalog] = {}
     labkit = _catalog("labkit")
-    for filename, lineno, message, comments, context in extract_from_dir(
-            ROOT / "labkit", method_map=[("**.py", "python")], comment_tags=("i18n:",)):
-        labkit.add(message, locations=[(f"labkit/{filename}", lineno)], auto_comments=comments, context=context)
+    for folder in ("labkit", "servers"):  # the lab's servers speak the learner's language too (a chart's labels)
+        for filename, lineno, message, comments, context in extract_from_dir(
+                ROOT / folder, method_map=[("**.py", "python")], comment_tags=("i18n:",)):
+            labkit.add(message, locations=[(f"{folder}/{filename}", lineno)], auto_comments=comments, context=context)
     templates[LABKIT_LOCALE / LANGUAGE / "LC_MESSAGES" / "labkit.po"] = labkit
     by_stem: dict[str, Catalog] = {}
     for path in english_notebooks():

@@ -18,6 +18,7 @@ from typing import IO
 
 from mcp import StdioServerParameters
 
+from .._i18n import language
 from ._ports import listened_by_child
 from ._sandbox import sandboxed
 from ._start_errors import ServerStartError, StartRecord
@@ -118,6 +119,7 @@ def server_env(spec: ServerSpec) -> dict[str, str]:
         if DATA_DIR_ENV in spec.inherited:
             # named even when it is the default: a sandbox makes writable only the folders the environment names
             env.setdefault(DATA_DIR_ENV, str(DEFAULT_DATA_DIR))
+        env["LABKIT_LANG"] = language()  # the lab's servers draw in the learner's language (a chart's labels)
         env["PYTHONPATH"] = str(REPO_ROOT)
         env["PYTHONUNBUFFERED"] = "1"
     env.update(spec.env)
