@@ -89,9 +89,9 @@ def shoot(page: Page, name: str, target: Locator | Page | None = None) -> Path:
     return path
 
 
-def _forms(panel: Locator) -> Locator:
+def _forms(panel: Locator, submit: str = "Submit") -> Locator:
     """The elicitation forms: a VBox holding a Submit button (a `has=` locator is relative, so built from the page)."""
-    return panel.locator(".widget-vbox").filter(has=panel.page.get_by_role("button", name="Submit"))
+    return panel.locator(".widget-vbox").filter(has=panel.page.get_by_role("button", name=submit))
 
 
 def _cell_of(panel: Locator, inner: str) -> Locator:
