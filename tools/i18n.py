@@ -38,7 +38,7 @@ _EPOCH = datetime(2026, 12, 1, tzinfo=timezone.utc)
 _SENTENCE = re.compile(r"[A-Za-z]{2,}[^\w]+[A-Za-z]{2,}")
 _IDEOGRAPH = re.compile(r"[\u4e00-\u9fff]")
 _CJK_PUNCTUATION = re.compile(r"[\u3000-\u303f\uff00-\uffef\u2014\u2026\u201c\u201d\u2018\u2019]")
-_CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef\u2014\u2026\u201c\u201d\u2018\u2019]")
+_CJK = re.compile(f"{_IDEOGRAPH.pattern}|{_CJK_PUNCTUATION.pattern}")
 
 
 def english_notebooks() -> list[Path]:
@@ -139,11 +139,17 @@ def _missing(catalog: Catalog) -> list[str]:
     return [m.id for m in catalog if m.id and (not m.string or m.fuzzy)]
 
 
-def compile_mo() -> None:
+def _labkit_mo() -> tuple[Path, bytes]:
+    """Where labkit's compiled catalog lives, and the bytes its .po compiles to now."""
     po_path = LABKIT_LOCALE / LANGUAGE / "LC_MESSAGES" / "labkit.po"
     buffer = io.BytesIO()
     write_mo(buffer, _read(po_path), use_fuzzy=False)
-    po_path.with_suffix(".mo").write_bytes(buffer.getvalue())
+    return po_path.with_suffix(".mo"), buffer.getvalue()
+
+
+def compile_mo() -> None:
+    mo_path, compiled = _labkit_mo()
+    mo_path.write_bytes(compiled)
 
 
 _BLOCK_START = re.compile(r"\s*([-*+]\s|[>|#]|\d+\.\s|</?\w|```)")
@@ -272,10 +278,8 @@ def problems() -> list[str]:
             if english.cell_type == "code" and not same_code(english.source, chinese.source):
                 found.append(f"{_name(target)}: a translation changes code, not only words: "
                              f"{_short(english.source)}")
-    mo_path = LABKIT_LOCALE / LANGUAGE / "LC_MESSAGES" / "labkit.mo"
-    buffer = io.BytesIO()
-    write_mo(buffer, _read(mo_path.with_suffix(".po")), use_fuzzy=False)
-    if not mo_path.exists() or mo_path.read_bytes() != buffer.getvalue():
+    mo_path, compiled = _labkit_mo()
+    if not mo_path.exists() or mo_path.read_bytes() != compiled:
         found.append(f"{_name(mo_path)}: stale (run tools/i18n.py compile)")
     return found
 

@@ -44,12 +44,12 @@ def strip(notebook: nbformat.NotebookNode, language: str = "en") -> None:
     notebook.metadata.pop("widgets", None)
     notebook.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
     notebook.metadata["language_info"] = {"name": "python"}
+    widget_text = in_language(language, _WIDGET_TEXT)
     for index, cell in enumerate(notebook.cells):
         cell.metadata = {k: v for k, v in cell.metadata.items() if k in _KEEP_CELL_METADATA}
         cell.id = f"cell-{index:03d}"
         if cell.cell_type == "code":
-            cell.outputs = [_without_widget(output, in_language(language, _WIDGET_TEXT))
-                            for output in _merge_streams(cell.outputs)]
+            cell.outputs = [_without_widget(output, widget_text) for output in _merge_streams(cell.outputs)]
     notebook.nbformat_minor = 5
 
 

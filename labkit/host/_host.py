@@ -165,9 +165,7 @@ class Host:
                     conversation.add_user(answer)
                     continue
                 if turn.declined:
-                    reason = _("not delivered: the model declined the task")
-                    self.trace.record("host", "user", "host.stop", reason)
-                    return RunResult(turn.text, False, reason, round_no)
+                    return self._stop(turn.text, _("not delivered: the model declined the task"), round_no)
                 return self._deliver(turn.text, round_no)
             results = await self._execute_together(turn.tool_calls)
             self.trace.record(
@@ -178,8 +176,7 @@ class Host:
             )
             conversation.add_tool_results(results)
         reason = _("stopped after {n} rounds: the model kept calling tools").format(n=self.round_cap)
-        self.trace.record("host", "user", "host.stop", reason)
-        return RunResult("", False, reason, self.round_cap)
+        return self._stop("", reason, self.round_cap)
 
     async def _execute_together(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
         """The calls of one turn are independent, so they run at the same time; results keep the model's order."""
@@ -212,13 +209,17 @@ class Host:
         done = self.router.succeeded
         return [tool for tool in self.required_tools if tool not in done]
 
+    def _stop(self, answer: str, reason: str, rounds: int) -> RunResult:
+        """The run ends without a delivery; the user is told why."""
+        self.trace.record("host", "user", "host.stop", reason)
+        return RunResult(answer, False, reason, rounds)
+
     def _deliver(self, answer: str, rounds: int) -> RunResult:
         missing = self._missing_work()
         if missing:
             reason = _("not delivered: the task needs {tools}, which did not succeed").format(tools=", ".join(missing))
             self.trace.record("host", "host", "host.check", reason, payload={"missing": missing})
-            self.trace.record("host", "user", "host.stop", reason)
-            return RunResult(answer, False, reason, rounds)
+            return self._stop(answer, reason, rounds)
         checked = ", ".join(f"{t} ✓" for t in self.required_tools) or _("no required tools")
         self.trace.record("host", "host", "host.check", _("required work done: {checked}").format(checked=checked))
         self.trace.record("host", "user", "host.deliver", answer, payload={"text": answer})

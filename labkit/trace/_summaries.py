@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
@@ -37,8 +38,13 @@ def hidden_marker(hidden: int) -> str:
 
 def find_fold(text: str) -> re.Match[str] | None:
     """Where `fold` cut `text` (the marker and the `…` after it); the count of hidden characters is `more`."""
-    pattern = re.escape(hidden_marker(_SENTINEL) + "…").replace(str(_SENTINEL), r"(?P<more>\d+)")
-    return re.search(pattern, text)
+    return _fold_pattern(hidden_marker(_SENTINEL)).search(text)
+
+
+@functools.cache
+def _fold_pattern(marker: str) -> re.Pattern[str]:
+    # Built once per language from the marker itself, so fold and its reader share one rule.
+    return re.compile(re.escape(marker + "…").replace(str(_SENTINEL), r"(?P<more>\d+)"))
 
 
 def summarise_frame(payload: dict[str, Any], method: str | None = None) -> str:
