@@ -24,9 +24,9 @@ START := $(if $(filter zh%,$(LANG)),notebooks/zh-CN/00_start_here.ipynb,notebook
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab $(ROOT_FLAG) $(START)
 
+# The tests and the notebooks (English, Chinese) as three pytest runs side by side; each prints its command.
 test: $(STAMP)
-	$(PY) -m pytest tests
-	LABKIT_SCRIPTED_USER=1 $(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg notebooks
+	$(PY) tools/run_tests.py
 
 browser-test: $(STAMP)
 	bash .ci/browser.sh

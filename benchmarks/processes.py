@@ -1,4 +1,4 @@
-"""Figure 8: whole processes side by side: the CLI against the bare SDK, `import labkit` against `import mcp`."""
+"""Figure 8: whole processes side by side: the CLI against the bare SDK, `import labkit` against `import mcp`, warm starts."""
 
 from __future__ import annotations
 
@@ -7,11 +7,15 @@ import sys
 from typing import Any
 
 import anyio
+from mcp import Client
+from mcp.client.stdio import stdio_client
+
+from labkit.host import WARM_START_ENV, ServerSpec, stdio_params
 
 from .environment import REPO_ROOT
 from .stats import compare, time_interleaved
 
-__all__ = ["IMPORTS", "RUNS", "measure_processes"]
+__all__ = ["IMPORTS", "RUNS", "START_TARGET", "measure_processes"]
 
 _PYTHON = [sys.executable]
 RUNS = {
@@ -24,6 +28,8 @@ IMPORTS = {
     "import mcp": [*_PYTHON, "-c", "import mcp"],
 }
 """Target: the facade, touched as a notebook's first cell does, costs at most 1.5 times the SDK's import."""
+START_TARGET = 0.25
+"""Target: a lab server forked by the host's warm Python, up to its tool list, in a quarter of a cold start's time."""
 
 
 async def measure_processes(samples: int, timeout_s: float = 180.0) -> dict[str, Any]:
@@ -40,7 +46,28 @@ async def measure_processes(samples: int, timeout_s: float = 180.0) -> dict[str,
             "meets_target": comparison.ratio <= target,
             "samples_s": {names[0]: [round(s, 3) for s in subject_s], names[1]: [round(s, 3) for s in baseline_s]},
         }
+    results["start"] = await _measure_start(samples, timeout_s)
     return results
+
+
+async def _measure_start(samples: int, timeout_s: float) -> dict[str, Any]:
+    """The logs server started over stdio up to its tool list, forked warm against started cold, in this process."""
+    async def start(warm: bool) -> None:
+        os.environ[WARM_START_ENV] = "1" if warm else "0"
+        try:
+            with anyio.fail_after(timeout_s):
+                async with Client(stdio_client(stdio_params(ServerSpec("logs")))) as client:
+                    await client.list_tools()
+        finally:
+            os.environ.pop(WARM_START_ENV)
+
+    warm_s, cold_s = await time_interleaved([lambda: start(True), lambda: start(False)], samples, warmup=1)
+    comparison = compare(cold_s, warm_s)
+    return {
+        "subject": "warm start", "baseline": "cold start", **comparison.as_dict(), "target_ratio": START_TARGET,
+        "meets_target": comparison.ratio <= START_TARGET,
+        "samples_s": {"warm start": [round(s, 3) for s in warm_s], "cold start": [round(s, 3) for s in cold_s]},
+    }
 
 
 def _probe(command: list[str], env: dict[str, str], timeout_s: float):

@@ -8,6 +8,8 @@ from collections.abc import Iterator
 import psutil  # a dependency of ipykernel, which the lab pins
 import pytest
 
+from labkit.host._warm import warm_python_pid
+
 # Every process a test starts inherits this mark (labkit.host passes LABKIT_* on to lab servers), so one that
 # outlives its test is found even after it was re-parented away from pytest.
 _SESSION_MARK = "LABKIT_TEST_SESSION"
@@ -46,10 +48,10 @@ def _private_data_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
 def _our_processes() -> dict[int, str]:
     """Living processes started from this test session: descendants of pytest, or carrying its mark."""
     mark, me = os.environ[_SESSION_MARK], psutil.Process()
-    found = {child.pid: child for child in me.children(recursive=True)}
+    found = {child.pid: child for child in me.children(recursive=True) if child.pid != warm_python_pid()}
     for process in psutil.process_iter():
         try:
-            if process.pid != me.pid and process.environ().get(_SESSION_MARK) == mark:
+            if process.pid not in (me.pid, warm_python_pid()) and process.environ().get(_SESSION_MARK) == mark:
                 found[process.pid] = process
         except (psutil.AccessDenied, psutil.NoSuchProcess, psutil.ZombieProcess):
             continue

@@ -13,6 +13,7 @@ from ._conversation import Conversation, ToolCall, ToolResult, Turn
 from ._gate import Approver, GateDecision, GatePolicy, check_call, deny_all, needs_approval
 from ._guards import Guard, LocalTool, LocalToolResult
 from ._host import ERAS, HOST_INFO, Asker, Elicitor, Host, RunResult
+from ._jsonschema import jsonschema_module
 from ._launch import (
     REPO_ROOT,
     TRANSPORTS,
@@ -52,6 +53,7 @@ from ._user import (
     scripted_user_active,
     widget_form,
 )
+from ._warm import WARM_START_ENV
 
 __all__ = [
     "CONFIG_KEYS",
@@ -62,6 +64,7 @@ __all__ = [
     "REPO_ROOT",
     "SCRIPTED_USER_ENV",
     "TRANSPORTS",
+    "WARM_START_ENV",
     "WORKDIR_ENV",
     "Api",
     "Approver",
@@ -104,6 +107,7 @@ __all__ = [
     "free_port",
     "http_server",
     "http_transport",
+    "jsonschema_module",
     "load_config",
     "memory_transport",
     "model_client",

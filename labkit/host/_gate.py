@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import importlib
-import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from mcp_types import Tool
@@ -14,6 +11,7 @@ from mcp_types import Tool
 from labkit._i18n import _
 
 from ._guards import Guard
+from ._jsonschema import jsonschema_module
 
 if TYPE_CHECKING:
     import jsonschema
@@ -124,23 +122,8 @@ async def check_call(
     return GateDecision(approved, tuple(reasons), "user" if approved else "refused", ignored, by="user")
 
 
-@cache
-def import_validator_in_background() -> None:
-    """Start importing jsonschema on a thread, once, while a server starts.
-
-    The gate's first check and the SDK's first structured result need it, and its import takes seconds
-    that a server's start otherwise spends waiting.
-    """
-    importer = threading.Thread(target=importlib.import_module, args=("jsonschema",), name="import-jsonschema")
-    importer.daemon = True
-    importer.start()
-
-
 def _schema_problems(schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
-    # Imported on the first check, not with the host: jsonschema's format module builds a grammar at import.
-    import jsonschema
-
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = jsonschema_module().Draft202012Validator(schema)
     return [_describe(error) for error in sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))]
 
 

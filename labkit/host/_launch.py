@@ -23,6 +23,7 @@ from ._ports import listened_by_child
 from ._sandbox import sandboxed
 from ._start_errors import ServerStartError, StartRecord
 from ._tempdirs import LabTempDir
+from ._warm import warm_socket
 
 __all__ = [
     "DEFAULT_DATA_DIR", "LAB_SHARED_ENV", "REPO_ROOT", "SEALING_KEY_ENV", "TRANSPORTS", "WORKDIR_ENV", "ServerSpec", "free_port", "http_server", "server_env", "stdio_params",
@@ -145,11 +146,14 @@ def stdio_params(
     cwd = spec.cwd or full_env.get(WORKDIR_ENV) or (str(REPO_ROOT) if spec.lab_server else None)
     status = str(record.status_file) if record is not None else os.devnull
     command = spec.command_line()
+    warm: list[str] = []
     if spec.sandbox:
         command = sandboxed(command, full_env, cwd, spec.hide)
+    elif spec.lab_server and full_env.get("PYTHONPATH") == str(REPO_ROOT) and (sock := warm_socket(str(REPO_ROOT))):
+        warm = ["--warm", sock]  # forked from a Python that has imported the SDK already (`_warm_python.py`)
     return StdioServerParameters(
         command=sys.executable,
-        args=["-I", "-S", _SUPERVISOR, status, "--", *command],
+        args=["-I", "-S", _SUPERVISOR, status, *warm, "--", *command],
         env=full_env,
         cwd=cwd,
         encoding_error_handler="replace",

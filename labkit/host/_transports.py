@@ -16,7 +16,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
 
 from ..trace import TappedTransport, Trace
-from ._gate import import_validator_in_background
+from ._jsonschema import import_jsonschema_in_background
 from ._launch import ServerSpec, stdio_params
 from ._start_errors import ServerStartError, StartRecord
 from ._tempdirs import LabTempDir
@@ -55,7 +55,7 @@ async def _explained(spec: ServerSpec, errlog: IO[str] | None) -> AsyncIterator[
         folder = LabTempDir("start")
         files.callback(folder.remove)
         record = StartRecord(spec.name, spec.describe(), folder.path / "status.json", log)
-        import_validator_in_background()
+        import_jsonschema_in_background()
         try:
             async with stdio_client(stdio_params(spec, record=record), errlog=log) as streams:
                 yield streams

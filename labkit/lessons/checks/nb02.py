@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import jsonschema
 import mcp_types
 
 from labkit._i18n import N_, _
 
-from ...host import convert_tool
+from ...host import convert_tool, jsonschema_module
 from .._exercises import register, run_sync
 
 __all__ = ["check_schema_path", "check_structured_peak", "check_tools_call", "check_who_decides"]
@@ -88,8 +87,8 @@ def check_tools_call(answer: Any) -> str | None:
             name=answer['name'], tools=sorted(tools))
     arguments = answer["arguments"]
     try:
-        jsonschema.validate(arguments, tools[answer["name"]].input_schema)
-    except jsonschema.ValidationError as error:
+        jsonschema_module().validate(arguments, tools[answer["name"]].input_schema)
+    except jsonschema_module().ValidationError as error:
         return _("the arguments do not fit the tool's inputSchema: {message}.").format(message=error.message)
 
     async def call() -> mcp_types.CallToolResult:

@@ -7,7 +7,6 @@ import json
 import tempfile
 from typing import Any
 
-import jsonschema
 from mcp import Client
 from mcp.server.mcpserver import AESGCMRequestStateCodec, InvalidRequestState
 from mcp.shared.exceptions import MCPError
@@ -22,6 +21,7 @@ from ...host import (
     ToolCall,
     http_server,
     http_transport,
+    jsonschema_module,
     stdio_transport,
 )
 from ...trace import Trace
@@ -174,8 +174,8 @@ def check_elicitor(answer: Any) -> str | None:
     if not isinstance(reply, dict):
         return _("asked the charts question, it returned {reply!r}, not a dict of answers.").format(reply=reply)
     try:
-        jsonschema.validate(reply, schema)
-    except jsonschema.ValidationError as error:
+        jsonschema_module().validate(reply, schema)
+    except jsonschema_module().ValidationError as error:
         return _("the answer {reply!r} does not fit the requested schema: {message}.").format(
             reply=reply, message=error.message)
     result = run_sync(lambda: _host_with(answer))

@@ -1,0 +1,68 @@
+"""The host's warm Python: one per process, started on the first lab server's start, forking every later one."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+__all__ = ["WARM_START_ENV", "warm_python_pid", "warm_socket"]
+
+WARM_START_ENV = "LABKIT_WARM_START"
+"""Set to 0 to start every lab server cold, as `python -m servers.<name>` (benchmarks compare both)."""
+_SCRIPT = str(Path(__file__).with_name("_warm_python.py"))
+_TITLE_ROOM = " " * 512  # room for each forked server's command line (`_warm_python.retitle`)
+_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "PYTHONDONTWRITEBYTECODE")
+
+
+class _WarmPython:
+    def __init__(self, pythonpath: str) -> None:
+        self.owner, self.pythonpath = os.getpid(), pythonpath
+        # Linux's abstract namespace ("@" for the leading NUL, as `ss` writes it): no file to clean up, no
+        # path-length limit, and a sandbox (its own network namespace) cannot reach it; the warm Python
+        # serves only processes of its own user.
+        self.socket = f"@labkit-warm-{os.getpid()}-{secrets.token_hex(8)}"
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            listener.bind("\0" + self.socket[1:])
+            listener.listen(64)
+            env = {k: os.environ[k] for k in _ENV if k in os.environ}
+            env.update(PYTHONPATH=pythonpath, PYTHONUNBUFFERED="1")
+            # Its stdin is a pipe from us: it stops, with its servers, when that pipe closes (we exited or died).
+            self.process = subprocess.Popen(
+                [sys.executable, _SCRIPT, str(listener.fileno()), _TITLE_ROOM], stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=pythonpath,
+                pass_fds=(listener.fileno(),),
+            )
+        finally:
+            listener.close()
+
+    def serves(self, pythonpath: str) -> bool:
+        return self.owner == os.getpid() and self.pythonpath == pythonpath and self.process.poll() is None
+
+
+_current: _WarmPython | None = None
+_starting = threading.Lock()
+
+
+def warm_socket(pythonpath: str) -> str | None:
+    """Where this process's warm Python listens (started now if needed); None when lab servers start cold.
+
+    One warm Python serves one `PYTHONPATH` (the lab's folder): it imported from there once.
+    """
+    global _current
+    if os.environ.get(WARM_START_ENV, "1") == "0" or not sys.platform.startswith("linux"):
+        return None
+    with _starting:
+        if _current is None or not _current.serves(pythonpath):
+            _current = _WarmPython(pythonpath)
+        return _current.socket
+
+
+def warm_python_pid() -> int | None:
+    """The pid of this process's warm Python while it runs: it outlives each Host, by design, until we exit."""
+    return _current.process.pid if _current is not None and _current.serves(_current.pythonpath) else None

@@ -1,0 +1,157 @@
+"""A Python that has imported the MCP SDK once and forks a lab server for each start, so none pays that import again.
+
+Started by the host (`labkit/host/_warm.py`) as a script, given the listening socket's file descriptor
+and a pipe from the host as stdin: when that pipe closes (the host died or closed), it stops its servers
+and exits. Each request is one message from a server's supervisor, carrying the supervisor's stdin,
+stdout and stderr: `{"module", "args", "env", "cwd"}`. The forked child takes those three descriptors,
+that environment and folder, and runs the module as `python -m` would; the supervisor is told its pid
+and, later, its exit status. A child dies with this process, and is killed if its supervisor goes.
+
+Only third-party modules are imported ahead: the lab's own modules read their environment (the
+learner's language, the data folder) when imported, so they are imported by each child, after fork.
+"""
+
+import ctypes
+import json
+import os
+import runpy
+import selectors
+import signal
+import socket
+import struct
+import sys
+import time
+import traceback
+
+_PRELOADED = ("anyio", "pydantic", "sqlite3", "mcp", "mcp.server.mcpserver", "mcp.server.stdio")
+_PR_SET_PDEATHSIG = 1
+_MAX_REQUEST = 1 << 20
+
+
+def retitle(argv: list[str]) -> None:
+    """Show `argv` as this process's command line (`ps`, psutil), written over the space our own argv had.
+
+    As setproctitle(3) does: the title ends with a NUL and the space's last byte is not one, which tells
+    Linux to show the title alone. The host starts us with a blank argument to make that space long enough.
+    """
+    try:
+        fields = open("/proc/self/stat").read().rsplit(")", 1)[1].split()
+        start, end = int(fields[45]), int(fields[46])  # arg_start and arg_end, fields 48 and 49 of proc(5)
+        title = " ".join(argv).encode()[: end - start - 2] + b"\0"
+        with open("/proc/self/mem", "r+b", buffering=0) as memory:
+            memory.seek(start)
+            memory.write(title.ljust(end - start, b" "))
+    except (OSError, ValueError, IndexError):
+        pass  # only the name `ps` shows is lost
+
+
+def _run_child(request: dict, fds: list[int], owner: int) -> None:
+    """In the forked child: become the server the request names. Never returns."""
+    code = 1
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != owner:
+            os._exit(1)
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # as in any Python: Ctrl-C is KeyboardInterrupt
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        time.tzset()
+        sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
+        sys.path[0] = os.getcwd()  # what `python -m` puts first
+        sys.argv = [request["module"], *request["args"]]
+        retitle([sys.executable, "-m", *sys.argv])
+        runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
+        code = 0
+    except SystemExit as stop:
+        if stop.code is None or isinstance(stop.code, int):
+            code = stop.code or 0
+        else:
+            print(stop.code, file=sys.stderr)
+    except BaseException:  # noqa: BLE001 - a server's crash is reported as `python -m` reports it
+        traceback.print_exc()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+    os._exit(code)
+
+
+def _peer_uid(connection: socket.socket) -> int:
+    _pid, uid, _gid = struct.unpack("3i", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+    return uid
+
+
+def _send(connection: socket.socket, message: dict) -> None:
+    try:
+        connection.send(json.dumps(message).encode())
+    except OSError:
+        pass  # the supervisor is gone; its child is killed when its connection is seen closed
+
+
+def serve(listener: socket.socket) -> None:
+    selector = selectors.DefaultSelector()
+    selector.register(listener, selectors.EVENT_READ, "accept")
+    selector.register(sys.stdin.fileno(), selectors.EVENT_READ, "host")
+    children: dict[int, socket.socket] = {}  # child pid -> its supervisor's connection
+    owner = os.getpid()
+    while True:
+        for key, _ in selector.select(timeout=0.2):
+            if key.data == "accept":
+                connection, _ = listener.accept()
+                if _peer_uid(connection) != os.getuid():
+                    connection.close()
+                    continue
+                selector.register(connection, selectors.EVENT_READ, "request")
+            elif key.data == "host":
+                if not os.read(sys.stdin.fileno(), 4096):
+                    for pid in children:
+                        os.kill(pid, signal.SIGKILL)
+                    return
+            else:
+                connection = key.fileobj
+                message, fds, _, _ = socket.recv_fds(connection, _MAX_REQUEST, 3)
+                if not message:  # the supervisor exited or was killed: its server goes with it
+                    selector.unregister(connection)
+                    connection.close()
+                    for pid, owner_connection in children.items():
+                        if owner_connection is connection:
+                            os.kill(pid, signal.SIGKILL)
+                    continue
+                pid = os.fork()
+                if pid == 0:
+                    for other in selector.get_map().values():
+                        if isinstance(other.fileobj, socket.socket):
+                            other.fileobj.close()
+                    selector.close()
+                    _run_child(json.loads(message), fds, owner)
+                for fd in fds:
+                    os.close(fd)
+                children[pid] = connection
+                _send(connection, {"pid": pid})
+        while children:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if pid == 0:
+                break
+            connection = children.pop(pid, None)
+            if connection is not None:
+                _send(connection, {"returncode": os.waitstatus_to_exitcode(status)})
+
+
+def main() -> None:
+    # The host decides when its servers stop: a Ctrl-C at the terminal reaches its whole process group.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    listener = socket.socket(fileno=int(sys.argv[1]))
+    retitle([sys.executable, __file__])
+    for name in _PRELOADED:
+        __import__(name)
+    serve(listener)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+"""A test-only server that tells what it was started with: its environment, folder and command line."""
+
+import os
+import sys
+
+from mcp.server.mcpserver import MCPServer
+from pydantic import BaseModel
+
+
+class StartedWith(BaseModel):
+    value: str | None
+    cwd: str
+    argv: list[str]
+    pid: int
+
+
+def build_server() -> MCPServer:
+    mcp = MCPServer("env", log_level="WARNING")
+
+    @mcp.tool()
+    def started_with(name: str) -> StartedWith:
+        """The value of one environment variable, the working folder, the arguments and the process id."""
+        return StartedWith(value=os.environ.get(name), cwd=os.getcwd(), argv=sys.argv[1:], pid=os.getpid())
+
+    return mcp
+
+
+if __name__ == "__main__":
+    build_server().run()

@@ -1,0 +1,66 @@
+"""Lab servers forked by the host's warm Python: the same server, environment, folder and endings as a cold start."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from typing import Any
+
+import anyio
+import psutil
+import pytest
+from mcp import Client
+from mcp.client.stdio import stdio_client
+
+from labkit.host import ServerSpec, stdio_params
+from labkit.host._warm import WARM_START_ENV, warm_python_pid
+
+LIMIT = 60
+ENV_SERVER = "tests.env_server"
+
+
+async def _started_with(spec: ServerSpec, name: str) -> dict[str, Any]:
+    """What the server reports, and (asked while it runs) its parent's command line."""
+    with anyio.fail_after(LIMIT):
+        async with Client(stdio_client(stdio_params(spec))) as client:
+            seen = (await client.call_tool("started_with", {"name": name})).structured_content
+            return {**seen, "parent": psutil.Process(seen["pid"]).parent().cmdline()}
+
+
+async def test_a_lab_server_is_forked_by_the_warm_python_and_shows_its_own_command_line() -> None:
+    with anyio.fail_after(LIMIT):
+        async with Client(stdio_client(stdio_params(ServerSpec(ENV_SERVER, args=("--flag",))))) as client:
+            seen = (await client.call_tool("started_with", {"name": "PATH"})).structured_content
+            server = psutil.Process(seen["pid"])
+            assert server.ppid() == warm_python_pid() is not None
+            assert server.cmdline() == [sys.executable, "-m", ENV_SERVER, "--flag"]
+            assert seen["argv"] == ["--flag"]
+
+
+async def test_each_forked_server_gets_its_own_environment_and_folder(tmp_path) -> None:
+    chinese = await _started_with(ServerSpec(ENV_SERVER, env={"LABKIT_LANG": "zh_CN"}, cwd=str(tmp_path)), "LABKIT_LANG")
+    english = await _started_with(ServerSpec(ENV_SERVER, env={"LABKIT_LANG": "en"}), "LABKIT_LANG")
+    assert (chinese["value"], english["value"]) == ("zh_CN", "en")
+    assert chinese["cwd"] == str(tmp_path) and english["cwd"] != str(tmp_path)
+    assert chinese["pid"] != english["pid"]
+    assert (await _started_with(ServerSpec(ENV_SERVER), "LABKIT_REQUEST_STATE_KEY"))["value"] is None
+
+
+async def test_a_server_goes_with_its_supervisor_however_the_supervisor_ends() -> None:
+    with anyio.fail_after(LIMIT):
+        async with Client(stdio_client(stdio_params(ServerSpec(ENV_SERVER)))) as client:
+            server = psutil.Process((await client.call_tool("started_with", {"name": "PATH"})).structured_content["pid"])
+            supervisor = next(p for p in psutil.Process().children() if "_supervisor.py" in " ".join(p.cmdline())
+                              and p.pid != warm_python_pid())
+            supervisor.send_signal(signal.SIGKILL)
+            _, alive = psutil.wait_procs([server], timeout=10)
+            assert not alive, "the server outlived its supervisor"
+
+
+async def test_with_warm_start_off_a_lab_server_starts_cold(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(WARM_START_ENV, "0")
+    cold, warm = await _started_with(ServerSpec(ENV_SERVER), "PATH"), None
+    monkeypatch.delenv(WARM_START_ENV)
+    warm = await _started_with(ServerSpec(ENV_SERVER), "PATH")
+    assert any(arg.endswith("_supervisor.py") for arg in cold["parent"])
+    assert any(arg.endswith("_warm_python.py") for arg in warm["parent"])

@@ -1,0 +1,88 @@
+"""Run the lab's test suites side by side (`make test`): the tests, the English notebooks, the Chinese notebooks.
+
+    python tools/run_tests.py [--serial] [SUITE ...]     (suites: tests, notebooks, notebooks-zh-CN)
+
+Each suite is one pytest process; they share no files (the Chinese notebooks get a data folder of their
+own, the tests make theirs), so on a machine with two cores they take about half the time in a row.
+Each suite's output goes to `out/test-logs/<suite>.log`; a line is printed as each ends, and the whole
+log of a suite that failed. The exit status is 0 only if every suite passed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+LOGS = REPO / "out" / "test-logs"
+_PYTEST = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
+_NBVAL = [*_PYTEST, "--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg"]
+_NOTEBOOKS = REPO / "notebooks"
+
+
+def suites() -> dict[str, list[str]]:
+    """Each suite's command. Notebooks run in order within a suite: a lesson may use an earlier one's data."""
+    english = [str(p.relative_to(REPO)) for p in sorted(_NOTEBOOKS.glob("*.ipynb"))] + ["notebooks/solutions"]
+    return {
+        "tests": [*_PYTEST, "tests"],
+        "notebooks": [*_NBVAL, *english],
+        "notebooks-zh-CN": [*_NBVAL, "notebooks/zh-CN"],
+    }
+
+
+def _start(name: str, command: list[str], data: Path) -> tuple[subprocess.Popen, Path, float]:
+    env = {**os.environ, "LABKIT_SCRIPTED_USER": "1"}
+    if name == "notebooks-zh-CN":
+        env["LABKIT_DATA_DIR"] = str(data)  # its own business systems, so it can run beside the English ones
+    log = LOGS / f"{name}.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
+    print(f"== {name}: {' '.join(command[1:])}", flush=True)
+    return process, log, time.monotonic()
+
+
+def _report(name: str, process: subprocess.Popen, log: Path, started: float) -> bool:
+    """Print how a suite ended (its whole log if it failed); True if it passed."""
+    lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
+    summary = lines[-1].strip("= ") if lines else "no output"
+    verdict = "passed" if process.returncode == 0 else f"FAILED (exit {process.returncode})"
+    print(f"== {name}: {verdict} in {time.monotonic() - started:.0f} s — {summary}", flush=True)
+    if process.returncode != 0:
+        print("\n".join(lines), flush=True)
+    return process.returncode == 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python tools/run_tests.py", description=__doc__.split("\n")[0])
+    parser.add_argument("suite", nargs="*", help=f"the suites to run: {', '.join(suites())} (default: all)")
+    parser.add_argument("--serial", action="store_true", help="one suite at a time")
+    options = parser.parse_args(argv)
+    if unknown := sorted(set(options.suite) - set(suites())):
+        parser.error(f"unknown suite {', '.join(unknown)}; choose from {', '.join(suites())}")
+    pending = [(name, command) for name, command in suites().items() if not options.suite or name in options.suite]
+    LOGS.mkdir(parents=True, exist_ok=True)
+    passed = True
+    running: dict[str, tuple[subprocess.Popen, Path, float]] = {}
+    with tempfile.TemporaryDirectory(prefix="labkit-test-data-") as data:
+        try:
+            while pending or running:
+                if pending and not (options.serial and running):
+                    name, command = pending.pop(0)
+                    running[name] = _start(name, command, Path(data) / name)
+                    continue
+                for name in [name for name, (process, _, _) in running.items() if process.poll() is not None]:
+                    passed = _report(name, *running.pop(name)) and passed
+                time.sleep(0.5)
+        finally:
+            for process, _, _ in running.values():
+                process.terminate()
+    return 0 if passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
