@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 import anyio
 from mcp import Client
@@ -50,6 +50,8 @@ class ServerPool:
         self._commands: dict[str, str] = {}
         self._home: TaskHome | None = None
         self._routes: dict[str, Route] = {}
+        self.stderr: dict[str, IO[str]] = {}
+        """Each server's stderr file, kept across restarts: a start that times out shows its end."""
 
     @property
     def servers(self) -> list[str]:
@@ -102,7 +104,9 @@ class ServerPool:
         method = waiting.get(server)
         stage = (f"no reply to {method} within {self.start_timeout:g} s" if method is not None else
                  f"not started within {self.start_timeout:g} s")
-        return ServerStartError(server, self._commands[server], stage, None, "", method=method)
+        error = ServerStartError(server, self._commands[server], stage, None, "", method=method)
+        # A server that did not answer in time is still running: what it wrote so far says why.
+        return error.with_stderr(self.stderr[server]) if server in self.stderr else error
 
     async def restart(self, server: str) -> None:
         """Close the dead connection (its task drops its complaints), start the server again and list again."""

@@ -1,0 +1,45 @@
+"""A stdio server nobody in the lab wrote (no result cap, no lab wiring): the official SDK's MCPServer and nothing else.
+
+`FOREIGN_STUCK_MARKER` names a file: the first start creates it and serves; every later start (a
+restart) says what it is doing on stderr and never answers, like a server stuck loading an index.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+
+MARKER_ENV = "FOREIGN_STUCK_MARKER"
+
+
+def build_server() -> MCPServer:
+    mcp = MCPServer("foreign", log_level="WARNING")
+
+    @mcp.tool()
+    def huge(megabytes: int) -> str:
+        """Return a text of `megabytes` MiB, all in one result."""
+        return "x" * (megabytes * 1024 * 1024)
+
+    @mcp.tool()
+    def crash() -> str:
+        """Exit the server process in the middle of the call."""
+        os._exit(3)
+
+    return mcp
+
+
+def stuck_on_restart(marker: Path) -> None:
+    if not marker.exists():
+        marker.touch()
+        return
+    for shard in range(20):
+        print(f"loading shard {shard} of 20", file=sys.stderr, flush=True)
+    sys.stdin.read()
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    if os.environ.get(MARKER_ENV):
+        stuck_on_restart(Path(os.environ[MARKER_ENV]))
+    build_server().run()
