@@ -7,13 +7,14 @@ restart) says what it is doing on stderr and never answers, like a server stuck 
 import os
 import sys
 from pathlib import Path
-
-from mcp.server.mcpserver import MCPServer
+from typing import Any
 
 MARKER_ENV = "FOREIGN_STUCK_MARKER"
 
 
-def build_server() -> MCPServer:
+def build_server() -> Any:
+    from mcp.server.mcpserver import MCPServer  # imported only by a start that serves: a stuck one talks at once
+
     mcp = MCPServer("foreign", log_level="WARNING")
 
     @mcp.tool()

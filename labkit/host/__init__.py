@@ -36,6 +36,7 @@ from ._mapping import (
     to_mcp_call,
     wire_tool,
 )
+from ._message_limit import MAX_RESULT_BYTES_ENV, ServerMessageTooLarge, max_message_bytes
 from ._model_clients import ENV_VAR, ModelSelection, Provider, model_client, select_model
 from ._pool import HOST_SERVER, Route, ServerPool
 from ._progress import Progress, progress
@@ -59,6 +60,7 @@ __all__ = [
     "ERAS",
     "HOST_INFO",
     "HOST_SERVER",
+    "MAX_RESULT_BYTES_ENV",
     "REPO_ROOT",
     "SCRIPTED_USER_ENV",
     "TRANSPORTS",
@@ -86,6 +88,7 @@ __all__ = [
     "Provider",
     "Route",
     "RunResult",
+    "ServerMessageTooLarge",
     "ServerPool",
     "ServerSpec",
     "ServerStartError",
@@ -105,6 +108,7 @@ __all__ = [
     "http_server",
     "http_transport",
     "load_config",
+    "max_message_bytes",
     "memory_transport",
     "model_client",
     "needs_approval",

@@ -13,6 +13,7 @@ from mcp_types import Tool
 from ..trace import Trace
 from ._connection import Connection, Opener, TaskHome
 from ._guards import Guard, LocalTool
+from ._message_limit import ServerMessageTooLarge
 from ._start_errors import ServerStartError
 
 __all__ = ["HOST_SERVER", "Route", "ServerPool"]
@@ -119,6 +120,10 @@ class ServerPool:
 
         await self._within_start_timeout([server], since, reopened())
 
+    def too_large(self, server: str) -> ServerMessageTooLarge | None:
+        """The message over the host's limit that ended the server's last connection, if that is why it ended."""
+        return _too_large_in(self._connections[server].ended_by)
+
     async def aclose(self) -> None:
         """Close every connection, the last started first; one that fails to close does not stop the others."""
         try:
@@ -157,4 +162,13 @@ class ServerPool:
 
 
 async def _nothing_to_wait_for() -> None:
+    return None
+
+
+def _too_large_in(error: BaseException | None) -> ServerMessageTooLarge | None:
+    """`error` itself, or found inside the exception groups the SDK's task groups wrap it in."""
+    if isinstance(error, ServerMessageTooLarge):
+        return error
+    if isinstance(error, BaseExceptionGroup):
+        return next((found for e in error.exceptions if (found := _too_large_in(e)) is not None), None)
     return None

@@ -1,7 +1,9 @@
-"""Runs one MCP server as its child: it dies with the host, and leaves its exit status where the host can read it.
+"""Runs one MCP server as its child: it dies with the host, bounds each line the server sends, and leaves its exit status where the host can read it.
 
-Started as a script (`python -I -S _supervisor.py STATUS_FILE -- COMMAND ARGS...`) so it imports only the
-standard library and costs a few milliseconds. Stdin, stdout and stderr are passed straight through.
+Started as a script (`python -I -S _supervisor.py STATUS_FILE [--max-line BYTES] -- COMMAND ARGS...`) so it
+imports only the standard library and costs a few milliseconds. Stdin and stderr are passed straight
+through; with `--max-line`, stdout is passed on as it arrives, and a line longer than BYTES ends the
+server: the status file notes the line's size (`cut`) before the host sees its stdout close.
 """
 
 import ctypes
@@ -12,6 +14,8 @@ import subprocess
 import sys
 
 _PR_SET_PDEATHSIG = 1
+_CHUNK = 1 << 16
+_MEASURE_UP_TO = 1 << 30  # a line that never ends is measured this far, then reported as "at least"
 
 
 def _die_with_parent(sig: int) -> None:
@@ -23,28 +27,74 @@ def _die_with_parent(sig: int) -> None:
 
 
 def main() -> int:
-    status_file, separator, *command = sys.argv[1:]
-    assert separator == "--", "usage: _supervisor.py STATUS_FILE -- COMMAND ARGS..."
+    status_file, *rest = sys.argv[1:]
+    max_line = None
+    if rest[:1] == ["--max-line"]:
+        max_line, rest = int(rest[1]), rest[2:]
+    separator, *command = rest
+    assert separator == "--", "usage: _supervisor.py STATUS_FILE [--max-line BYTES] -- COMMAND ARGS..."
     parent = os.getppid()
     _die_with_parent(signal.SIGTERM)
     if os.getppid() != parent:  # the host died before the line above took effect
         return 1
     try:
-        child = subprocess.Popen(command, preexec_fn=lambda: _die_with_parent(signal.SIGKILL))
+        child = subprocess.Popen(command, stdout=subprocess.PIPE if max_line else None,
+                                 preexec_fn=lambda: _die_with_parent(signal.SIGKILL))
     except OSError as error:
         _write(status_file, {"started": False, "error": f"{type(error).__name__}: {error.strerror or error}"})
         print(f"cannot start {command[0]!r}: {error.strerror or error}", file=sys.stderr)
         return 127
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda number, _frame: child.send_signal(number))
+    try:
+        cut = _pump(child.stdout.fileno(), max_line) if max_line else None
+    except BrokenPipeError:  # the host closed its end: it is stopping the server
+        cut = None
+        child.terminate()
+    if cut is not None:
+        _write(status_file, {"started": True, "cut": cut})
+        os.close(sys.stdout.fileno())  # the host sees the connection end only once the note is there
+        child.terminate()
     code = child.wait()
-    _write(status_file, {"started": True, "returncode": code})
+    _write(status_file, {"started": True, "returncode": code, **({"cut": cut} if cut is not None else {})})
     return code if code >= 0 else 128 - code
 
 
+def _pump(source: int, limit: int) -> dict | None:
+    """Pass the server's stdout on as it arrives, until it ends (None) or a line grows past `limit` bytes (its size)."""
+    line = 0
+    while chunk := os.read(source, _CHUNK):
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0 and line + end - start <= limit:
+            line, start = 0, end + 1
+        if end >= 0 or line + len(chunk) - start > limit:
+            _write_all(chunk[:start])
+            return _measured(source, line + (end if end >= 0 else len(chunk)) - start, end >= 0, limit)
+        line += len(chunk) - start
+        _write_all(chunk)
+    return None
+
+
+def _measured(source: int, seen: int, whole: bool, limit: int) -> dict:
+    """The too-long line's size: read on, not passed on, to its end (or as far as is worth measuring)."""
+    while not whole and seen < _MEASURE_UP_TO and (chunk := os.read(source, _CHUNK)):
+        end = chunk.find(b"\n")
+        seen += end if end >= 0 else len(chunk)
+        whole = end >= 0
+    return {"bytes": seen, "whole": whole, "limit": limit}
+
+
+def _write_all(data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(sys.stdout.fileno(), view):]
+
+
 def _write(path: str, status: dict) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
+    # Written whole or not at all: the host may read it while the server is still stopping.
+    with open(path + ".part", "w", encoding="utf-8") as handle:
         json.dump(status, handle)
+    os.replace(path + ".part", path)
 
 
 if __name__ == "__main__":
