@@ -1,5 +1,6 @@
 """A stdio server nobody in the lab wrote (no result cap, no lab wiring): the official SDK's MCPServer and nothing else.
 
+`FOREIGN_INSTRUCTIONS_KB` makes its handshake carry that many KiB of instructions.
 `FOREIGN_STUCK_MARKER` names a file: the first start creates it and serves; every later start (a
 restart) says what it is doing on stderr and never answers, like a server stuck loading an index.
 """
@@ -10,12 +11,14 @@ from pathlib import Path
 from typing import Any
 
 MARKER_ENV = "FOREIGN_STUCK_MARKER"
+INSTRUCTIONS_ENV = "FOREIGN_INSTRUCTIONS_KB"
 
 
 def build_server() -> Any:
     from mcp.server.mcpserver import MCPServer  # imported only by a start that serves: a stuck one talks at once
 
-    mcp = MCPServer("foreign", log_level="WARNING")
+    instructions = "x" * (int(os.environ.get(INSTRUCTIONS_ENV, "0")) * 1024) or None
+    mcp = MCPServer("foreign", instructions=instructions, log_level="WARNING")
 
     @mcp.tool()
     def huge(megabytes: int) -> str:

@@ -11,9 +11,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from labkit.host import MAX_RESULT_BYTES_ENV, ServerStartError, max_message_bytes
+from labkit.host import MAX_RESULT_BYTES_ENV, Host, ServerMessageTooLarge, ServerStartError, max_message_bytes
 from labkit.host._message_limit import DEFAULT_MAX_RESULT_BYTES
-from tests.fault_cases import LIMIT, huge_result, restart_stuck
+from labkit.trace import Trace
+from tests.fault_cases import LIMIT, foreign, huge_result, restart_stuck
 
 
 async def test_a_restart_that_times_out_shows_the_end_of_what_the_server_wrote_to_stderr(tmp_path: Path) -> None:
@@ -37,6 +38,18 @@ async def test_a_64_mib_result_ends_the_connection_with_an_error_naming_the_size
     assert huge.is_error and f"{cut.payload['bytes']:,} bytes" in huge.text and f"{limit:,} bytes" in huge.text
     assert "foreign server" in huge.text and MAX_RESULT_BYTES_ENV in huge.text
     assert len(replay.trace.of_kind("host.restart")) == 1 and not after.is_error and "x" * 10_000 in after.text
+
+
+async def test_a_handshake_over_the_limit_fails_the_start_naming_the_server_and_the_sizes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(MAX_RESULT_BYTES_ENV, "1")  # the host's limit becomes the envelope alone: 64 KiB and a byte
+    with anyio.fail_after(LIMIT), pytest.raises(ServerMessageTooLarge) as caught:
+        async with Host(Trace(), [foreign(FOREIGN_INSTRUCTIONS_KB="100")]):
+            pass
+    error = caught.value
+    assert error.server == "foreign" and error.whole and error.size > 100 * 1024 and error.limit == 64 * 1024 + 1
+    assert f"{error.size:,} bytes" in str(error) and MAX_RESULT_BYTES_ENV in str(error)
 
 
 def test_the_hosts_limit_lets_a_result_at_the_lab_servers_cap_through_and_refuses_a_bad_setting() -> None:
