@@ -68,8 +68,12 @@ def outcome_of(replay: Replay) -> str:
         return f"exit {replay.returncode}" + (f", stderr: {stderr[-1]}" if stderr else ", stderr empty")
     results = [r for r in replay.results if r.is_error] or replay.results
     restarts = len(replay.trace.of_kind("host.restart"))
-    first = results[0].text.splitlines()[0] if results else "no result"
-    return _shown(f"{'isError' if results and results[0].is_error else 'ok'} ({restarts} restart(s)): {first}")
+    if not results:
+        return "no result"
+    if results[0].is_error:
+        return _shown(f"isError ({restarts} restart(s)): {results[0].text.splitlines()[0]}")
+    cuts = replay.trace.of_kind("host.truncate")  # a whole result held by the host, cut for the model
+    return _shown(f"ok ({restarts} restart(s)): {cuts[0].summary if cuts else results[0].text.splitlines()[0]}")
 
 
 def _first_line(error: BaseException) -> str:

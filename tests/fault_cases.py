@@ -281,10 +281,14 @@ def cli_interrupted_while_importing(delay: float, out: Path) -> Replay:
 
 
 async def huge_result(transport: str) -> Replay:
-    """64 MiB in one result: from a foreign stdio server (no cap of its own), or from the lab's server over HTTP."""
-    if transport == "stdio":
-        return await _calls(foreign(), ("huge", {"megabytes": 64}), ("huge", {"megabytes": 1}), policy=ANY_CALL)
-    return await _calls(ServerSpec("faulty", transport="http"), ("huge_result", {"kilobytes": 64 * 1024}))
+    """64 MiB in one result from the foreign server (no cap of its own), then 1 MiB."""
+    spec = foreign() if transport == "stdio" else ServerSpec("tests.foreign_server", transport="http")
+    return await _calls(spec, ("huge", {"megabytes": 64}), ("huge", {"megabytes": 1}), policy=ANY_CALL)
+
+
+async def over_the_lab_servers_cap() -> Replay:
+    """The lab's faulty server asked for its most (16 MiB), over its own 4 MiB cap, over HTTP."""
+    return await _calls(ServerSpec("faulty", transport="http"), ("huge_result", {"kilobytes": 16 * 1024}))
 
 
 async def model_never_answers() -> Replay:
@@ -334,6 +338,7 @@ CASES: dict[str, Case] = {
     "CLI Ctrl-C while importing": lambda out: cli_interrupted_while_importing(0.3, out),
     "huge result (64 MiB), stdio": lambda _: huge_result("stdio"),
     "huge result (64 MiB), HTTP": lambda _: huge_result("http"),
+    "over a lab server's cap, HTTP": lambda _: over_the_lab_servers_cap(),
     "model endpoint never answers": lambda _: model_never_answers(),
 }
 """Each case by the name the table shows; a case gets a fresh folder of its own for what it writes."""

@@ -1,4 +1,6 @@
-"""A stdio server nobody in the lab wrote (no result cap, no lab wiring): the official SDK's MCPServer and nothing else.
+"""A server nobody in the lab wrote (no result cap, no lab wiring): the official SDK's MCPServer and nothing else.
+
+Over stdio by default, or `--http --port N` (as `http_server("tests.foreign_server")` starts it).
 
 `FOREIGN_INSTRUCTIONS_KB` makes its handshake carry that many KiB of instructions.
 `FOREIGN_STUCK_MARKER` names a file: the first start creates it and serves; every later start (a
@@ -46,4 +48,7 @@ def stuck_on_restart(marker: Path) -> None:
 if __name__ == "__main__":
     if os.environ.get(MARKER_ENV):
         stuck_on_restart(Path(os.environ[MARKER_ENV]))
-    build_server().run()
+    if "--http" in sys.argv:
+        build_server().run("streamable-http", host="127.0.0.1", port=int(sys.argv[sys.argv.index("--port") + 1]))
+    else:
+        build_server().run()
