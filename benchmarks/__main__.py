@@ -1,4 +1,7 @@
-"""`python -m benchmarks [--quick] [--setup]`: run the lab's benchmarks, print a table, write results JSON."""
+"""`python -m benchmarks [--quick] [--setup]`: run the lab's benchmarks, print a table, write results JSON.
+
+`--only faults` replays the fault cases of issue 18 (a few minutes; not part of a default run).
+"""
 
 from __future__ import annotations
 
@@ -20,7 +23,9 @@ __all__ = ["FULL", "QUICK", "Plan", "main"]
 
 Runner = Callable[["Plan", "float | None"], dict[str, Any]]
 """A section: the plan and the seconds left of the run's budget (None: no budget) in, its results out."""
-SECTIONS = ("tracing", "model", "canonical", "processes", "workshop", "course", "setup")
+SECTIONS = ("tracing", "model", "canonical", "processes", "workshop", "course", "setup", "faults")
+_ON_REQUEST = ("setup", "faults")
+"""Sections a default run leaves out: `--setup` adds the first, `--only` names either."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     plan = QUICK if options.quick else FULL
     if options.budget is not None:
         plan = replace(plan, budget_s=options.budget)
-    chosen = options.only or [s for s in SECTIONS if s != "setup" or options.setup]
+    chosen = options.only or [s for s in SECTIONS if s not in _ON_REQUEST or (s == "setup" and options.setup)]
 
     results: dict[str, Any] = {
         "started": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -142,6 +147,12 @@ def _setup(plan: Plan, left: float | None) -> dict[str, Any]:
     return measure_fresh_setup()
 
 
+def _faults(plan: Plan, left: float | None) -> dict[str, Any]:
+    from .faults import measure_faults
+
+    return measure_faults()
+
+
 _RUNNERS: dict[str, Runner] = {
     "tracing": _tracing,
     "model": _model,
@@ -150,6 +161,7 @@ _RUNNERS: dict[str, Runner] = {
     "workshop": _workshop,
     "course": _course,
     "setup": _setup,
+    "faults": _faults,
 }
 
 if __name__ == "__main__":

@@ -174,6 +174,11 @@ def _workshop(data: dict[str, Any]) -> list[Row]:
     return rows
 
 
+def _faults(data: dict[str, Any]) -> list[Row]:
+    return [Row(f"9   {c['case']}", f"{c['seconds']:5.1f} s  {c['processes_left']} left  {c['outcome']}", "0 left",
+                "ok" if c["processes_left"] == 0 else "LEFT") for c in data["cases"]]
+
+
 _SECTIONS = {
     "tracing": _tracing,
     "model": _model,
@@ -182,4 +187,5 @@ _SECTIONS = {
     "workshop": _workshop,
     "course": _course,
     "setup": _setup,
+    "faults": _faults,
 }

@@ -37,6 +37,7 @@ from ._mapping import (
     to_mcp_call,
     wire_tool,
 )
+from ._message_limit import MAX_RESULT_BYTES_ENV, ServerMessageTooLarge, max_message_bytes
 from ._model_clients import ENV_VAR, ModelSelection, Provider, model_client, select_model
 from ._pool import HOST_SERVER, Route, ServerPool
 from ._progress import Progress, progress
@@ -61,6 +62,7 @@ __all__ = [
     "ERAS",
     "HOST_INFO",
     "HOST_SERVER",
+    "MAX_RESULT_BYTES_ENV",
     "REPO_ROOT",
     "SCRIPTED_USER_ENV",
     "TRANSPORTS",
@@ -89,6 +91,7 @@ __all__ = [
     "Provider",
     "Route",
     "RunResult",
+    "ServerMessageTooLarge",
     "ServerPool",
     "ServerSpec",
     "ServerStartError",
@@ -109,6 +112,7 @@ __all__ = [
     "http_transport",
     "jsonschema_module",
     "load_config",
+    "max_message_bytes",
     "memory_transport",
     "model_client",
     "needs_approval",

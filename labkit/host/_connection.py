@@ -64,6 +64,8 @@ class Connection:
         self._error: BaseException | None = None
         self._stopping = False
         self._scope = anyio.CancelScope()
+        self.ended_by: Exception | None = None
+        """What closing the last opened connection raised: why it ended, when the transport knows (a message too large)."""
 
     @property
     def client(self) -> Client:
@@ -82,7 +84,7 @@ class Connection:
     async def hold(self) -> None:
         """The connection's own task: open, hold until asked, close; again after each `reopen()`."""
         while not self._stopping:
-            opened = False
+            opened, ended_by = False, None
             with anyio.CancelScope() as self._scope:
                 try:
                     async with self._opener(self._turn) as client:
@@ -92,9 +94,11 @@ class Connection:
                 except Exception as error:
                     if not opened:
                         self._answer(error)
-                    # otherwise the server is already gone, and closing its connection can only complain
+                    ended_by = error  # once opened, the server is gone and closing can only complain: kept, not raised
                 finally:
                     self._client = None
+            if opened:
+                self.ended_by = ended_by
             self._turn = _no_wait
             await self._wake.wait()
             self._wake = anyio.Event()

@@ -9,7 +9,7 @@ from contextlib import AbstractAsyncContextManager, ExitStack, asynccontextmanag
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import anyio
 from mcp import Client
@@ -26,7 +26,6 @@ from ._guards import Guard, LocalTool
 from ._launch import ServerSpec, http_server
 from ._pool import ServerPool
 from ._router import ToolRouter
-from ._start_errors import ServerStartError
 from ._tempdirs import LabTempDir
 from ._transports import http_transport, stdio_transport
 
@@ -99,7 +98,6 @@ class Host:
             guards=guards,
         )
         self._events_dir: LabTempDir | None = None
-        self._stderr: dict[str, IO[str]] = {}  # each server's stderr, kept across restarts, for the errors that show it
         self._calls = 0
 
     @classmethod
@@ -117,11 +115,6 @@ class Host:
         self._events_dir = LabTempDir("events")
         try:
             await self.pool.start({spec.name: (spec.describe(), partial(self._connect, spec)) for spec in self.servers})
-        except ServerStartError as error:
-            # A server that did not answer in time is still running: what it wrote so far says why.
-            explained = error.with_stderr(self._stderr[error.server]) if error.server in self._stderr else error
-            await self.aclose()
-            raise explained from error.__cause__
         except BaseException:
             await self.aclose()
             raise
@@ -135,7 +128,7 @@ class Host:
         try:
             await self.pool.aclose()
         finally:
-            for log in self._stderr.values():
+            for log in self.pool.stderr.values():
                 log.close()
             if self._events_dir is not None:
                 self._events_dir.remove()
@@ -234,9 +227,9 @@ class Host:
         assert self._events_dir is not None
         # Each server its own folder: its reports are read from its own file, never another's.
         events = Path(tempfile.mkdtemp(prefix=f"{spec.name}-", dir=self._events_dir.path)) / "events.jsonl"
-        if spec.name not in self._stderr:
-            self._stderr[spec.name] = tempfile.TemporaryFile(mode="w+")
-        stderr = self._stderr[spec.name]
+        if spec.name not in self.pool.stderr:
+            self.pool.stderr[spec.name] = tempfile.TemporaryFile(mode="w+")
+        stderr = self.pool.stderr[spec.name]
         if spec.lab_server:
             spec = replace(spec, env={**spec.env, "LABKIT_EVENTS_FILE": str(events)})
         processes = ExitStack()

@@ -19,6 +19,7 @@ from typing import IO
 from mcp import StdioServerParameters
 
 from .._i18n import language
+from ._message_limit import max_message_bytes
 from ._ports import listened_by_child
 from ._sandbox import sandboxed
 from ._start_errors import ServerStartError, StartRecord
@@ -138,8 +139,9 @@ def stdio_params(
 ) -> StdioServerParameters:
     """How to launch a server over stdio: `servers/<server>.py` with this kernel's Python, or a spec (notebook 02).
 
-    It runs under a small supervisor that stops it when the host dies and notes its exit status in
-    `record`. A lab server starts in the repository, or in the folder named by `LABKIT_WORKDIR`.
+    It runs under a small supervisor that stops it when the host dies, ends it when it sends a line
+    longer than `max_message_bytes()`, and notes its exit status in `record`. A lab server starts in
+    the repository, or in the folder named by `LABKIT_WORKDIR`.
     """
     spec = _as_spec(server, args, env)
     full_env = server_env(spec)
@@ -153,7 +155,7 @@ def stdio_params(
         warm = ["--warm", sock]  # forked from a Python that has imported the SDK already (`_warm_python.py`)
     return StdioServerParameters(
         command=sys.executable,
-        args=["-I", "-S", _SUPERVISOR, status, *warm, "--", *command],
+        args=["-I", "-S", _SUPERVISOR, status, "--max-line", str(max_message_bytes()), *warm, "--", *command],
         env=full_env,
         cwd=cwd,
         encoding_error_handler="replace",

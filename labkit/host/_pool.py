@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 import anyio
 from mcp import Client
@@ -13,6 +13,7 @@ from mcp_types import Tool
 from ..trace import Trace
 from ._connection import Connection, Opener, TaskHome
 from ._guards import Guard, LocalTool
+from ._message_limit import ServerMessageTooLarge
 from ._start_errors import ServerStartError
 
 __all__ = ["HOST_SERVER", "Route", "ServerPool"]
@@ -50,6 +51,8 @@ class ServerPool:
         self._commands: dict[str, str] = {}
         self._home: TaskHome | None = None
         self._routes: dict[str, Route] = {}
+        self.stderr: dict[str, IO[str]] = {}
+        """Each server's stderr file, kept across restarts: a start that times out shows its end."""
 
     @property
     def servers(self) -> list[str]:
@@ -102,7 +105,9 @@ class ServerPool:
         method = waiting.get(server)
         stage = (f"no reply to {method} within {self.start_timeout:g} s" if method is not None else
                  f"not started within {self.start_timeout:g} s")
-        return ServerStartError(server, self._commands[server], stage, None, "", method=method)
+        error = ServerStartError(server, self._commands[server], stage, None, "", method=method)
+        # A server that did not answer in time is still running: what it wrote so far says why.
+        return error.with_stderr(self.stderr[server]) if server in self.stderr else error
 
     async def restart(self, server: str) -> None:
         """Close the dead connection (its task drops its complaints), start the server again and list again."""
@@ -114,6 +119,10 @@ class ServerPool:
             await self.refresh()
 
         await self._within_start_timeout([server], since, reopened())
+
+    def too_large(self, server: str) -> ServerMessageTooLarge | None:
+        """The message over the host's limit that ended the server's last connection, if that is why it ended."""
+        return _too_large_in(self._connections[server].ended_by)
 
     async def aclose(self) -> None:
         """Close every connection, the last started first; one that fails to close does not stop the others."""
@@ -153,4 +162,13 @@ class ServerPool:
 
 
 async def _nothing_to_wait_for() -> None:
+    return None
+
+
+def _too_large_in(error: BaseException | None) -> ServerMessageTooLarge | None:
+    """`error` itself, or found inside the exception groups the SDK's task groups wrap it in."""
+    if isinstance(error, ServerMessageTooLarge):
+        return error
+    if isinstance(error, BaseExceptionGroup):
+        return next((found for e in error.exceptions if (found := _too_large_in(e)) is not None), None)
     return None

@@ -23,6 +23,7 @@ from ._audit import AuditEntry, AuditLog, argument_hash
 from ._conversation import ToolCall, ToolResult
 from ._gate import GatePolicy, check_call
 from ._guards import Guard
+from ._message_limit import MAX_RESULT_BYTES_ENV
 from ._pool import HOST_SERVER, Route, ServerPool
 from ._sanitise import sanitise, sanitise_data
 
@@ -188,7 +189,15 @@ class ToolRouter:
 
     async def _restarted(self, name: str, route: Route) -> str:
         await self.pool.restart(route.server)
-        return f"The {route.server} server stopped during {name}; the host restarted it. The call did not complete."
+        too_large = self.pool.too_large(route.server)
+        if too_large is None:
+            return f"The {route.server} server stopped during {name}; the host restarted it. The call did not complete."
+        self.trace.record("host", "host", "host.error", too_large.account(), name=name, server=route.server,
+                          payload={"bytes": too_large.size, "whole": too_large.whole, "limit": too_large.limit})
+        return _("The {server} server sent a message of {size} bytes during {name}, over the host's limit of {limit} "
+                 "bytes ({env}); the host ended that connection and restarted the server. The call did not complete: "
+                 "ask for less.").format(server=route.server, size=too_large.shown_size, name=name,
+                                         limit=f"{too_large.limit:,}", env=MAX_RESULT_BYTES_ENV)
 
     def _refuse(
         self, call: ToolCall, route: Route, decision: str, why: str, arguments: dict[str, Any] | None

@@ -25,9 +25,9 @@ class StartRecord:
     status_file: Path
     errlog: IO[str]
 
-    def status(self) -> dict[str, Any] | None:
-        """The supervisor's note (`started`, `returncode` or `error`), waiting briefly for it to be written."""
-        deadline = time.monotonic() + _STATUS_WAIT_S
+    def status(self, wait_s: float = _STATUS_WAIT_S) -> dict[str, Any] | None:
+        """The supervisor's note (`started`, `returncode` or `error`, and `cut`), waiting briefly for it to be written."""
+        deadline = time.monotonic() + wait_s
         while True:
             try:
                 return json.loads(self.status_file.read_text(encoding="utf-8"))

@@ -1,9 +1,11 @@
-"""Runs one MCP server as its child: it dies with the host, and leaves its exit status where the host can read it.
+"""Runs one MCP server as its child: it dies with the host, bounds each line the server sends, and leaves its exit status where the host can read it.
 
-Started as a script (`python -I -S _supervisor.py STATUS_FILE [--warm SOCKET] -- COMMAND ARGS...`) so it
-imports only the standard library and costs a few milliseconds. Stdin, stdout and stderr are passed straight
-through. With `--warm`, a `python -m MODULE` command is forked by the host's warm Python (`_warm_python.py`)
-instead of started cold; if that Python cannot be reached, the command is started as usual.
+Started as a script (`python -I -S _supervisor.py STATUS_FILE [--max-line BYTES] [--warm SOCKET] -- COMMAND
+ARGS...`) so it imports only the standard library and costs a few milliseconds. Stdin and stderr are passed
+straight through; with `--max-line`, stdout is passed on as it arrives, and a line longer than BYTES ends the
+server: the status file notes the line's size (`cut`) before the host sees its stdout close. With `--warm`,
+a `python -m MODULE` command is forked by the host's warm Python (`_warm_python.py`) instead of started
+cold; if that Python cannot be reached, the command is started as usual.
 """
 
 import ctypes
@@ -15,6 +17,8 @@ import subprocess
 import sys
 
 _PR_SET_PDEATHSIG = 1
+_CHUNK = 1 << 16
+_MEASURE_UP_TO = 1 << 30  # a line that never ends is measured this far, then reported as "at least"
 
 
 def _die_with_parent(sig: int) -> None:
@@ -28,8 +32,9 @@ def _die_with_parent(sig: int) -> None:
 class _WarmChild:
     """A server forked by the warm Python: signalled by pid, its exit status read from our connection."""
 
-    def __init__(self, connection: socket.socket, pid: int) -> None:
+    def __init__(self, connection: socket.socket, pid: int, stdout: int | None) -> None:
         self.connection, self.pid = connection, pid
+        self.stdout = os.fdopen(stdout, "rb", buffering=0) if stdout is not None else None
 
     def send_signal(self, number: int) -> None:
         try:
@@ -37,59 +42,115 @@ class _WarmChild:
         except ProcessLookupError:
             pass
 
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
     def wait(self) -> int:
         reply = self.connection.recv(4096)
         # No reply: the warm Python died, and its children with it (they die with their parent).
         return json.loads(reply)["returncode"] if reply else -signal.SIGKILL
 
 
-def _forked(warm: str, command: list[str]) -> _WarmChild | None:
-    """Ask the warm Python listening at `warm` (an abstract socket, "@name") to run `command` (`python -m MODULE ARGS`); None if it cannot."""
+def _forked(warm: str, command: list[str], pipe_stdout: bool) -> _WarmChild | None:
+    """Ask the warm Python listening at `warm` ("@name", an abstract socket) to run `python -m MODULE ARGS`.
+
+    None if the command is not that, or the warm Python cannot be reached.
+    """
     if len(command) < 3 or command[0] != sys.executable or command[1] != "-m":
         return None
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    source, sink = os.pipe() if pipe_stdout else (None, 1)
     try:
-        connection.connect("\0" + warm[1:])  # "@name": Linux's abstract socket namespace
+        connection.connect("\0" + warm[1:])
         request = {"module": command[2], "args": command[3:], "env": dict(os.environ), "cwd": os.getcwd()}
-        socket.send_fds(connection, [json.dumps(request).encode()], [0, 1, 2])
+        socket.send_fds(connection, [json.dumps(request).encode()], [0, sink, 2])
         reply = connection.recv(4096)
     except OSError:
-        connection.close()
-        return None
+        reply = b""
+    finally:
+        if source is not None:
+            os.close(sink)
     if not reply:
         connection.close()
+        if source is not None:
+            os.close(source)
         return None
-    return _WarmChild(connection, json.loads(reply)["pid"])
+    return _WarmChild(connection, json.loads(reply)["pid"], source)
 
 
 def main() -> int:
     status_file, *rest = sys.argv[1:]
-    warm = None
-    if rest[:1] == ["--warm"]:
-        warm, rest = rest[1], rest[2:]
+    max_line = warm = None
+    while rest[:1] in (["--max-line"], ["--warm"]):
+        if rest[0] == "--max-line":
+            max_line = int(rest[1])
+        else:
+            warm = rest[1]
+        rest = rest[2:]
     separator, *command = rest
-    assert separator == "--", "usage: _supervisor.py STATUS_FILE [--warm SOCKET] -- COMMAND ARGS..."
+    assert separator == "--", "usage: _supervisor.py STATUS_FILE [--max-line BYTES] [--warm SOCKET] -- COMMAND ARGS..."
     parent = os.getppid()
     _die_with_parent(signal.SIGTERM)
     if os.getppid() != parent:  # the host died before the line above took effect
         return 1
     try:
-        child = (_forked(warm, command) if warm else None) or \
-            subprocess.Popen(command, preexec_fn=lambda: _die_with_parent(signal.SIGKILL))
+        child = (_forked(warm, command, bool(max_line)) if warm else None) or subprocess.Popen(
+            command, stdout=subprocess.PIPE if max_line else None, preexec_fn=lambda: _die_with_parent(signal.SIGKILL))
     except OSError as error:
         _write(status_file, {"started": False, "error": f"{type(error).__name__}: {error.strerror or error}"})
         print(f"cannot start {command[0]!r}: {error.strerror or error}", file=sys.stderr)
         return 127
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda number, _frame: child.send_signal(number))
+    try:
+        cut = _pump(child.stdout.fileno(), max_line) if max_line else None
+    except BrokenPipeError:  # the host closed its end: it is stopping the server
+        cut = None
+        child.terminate()
+    if cut is not None:
+        _write(status_file, {"started": True, "cut": cut})
+        os.close(sys.stdout.fileno())  # the host sees the connection end only once the note is there
+        child.terminate()
     code = child.wait()
-    _write(status_file, {"started": True, "returncode": code})
+    _write(status_file, {"started": True, "returncode": code, **({"cut": cut} if cut is not None else {})})
     return code if code >= 0 else 128 - code
 
 
+def _pump(source: int, limit: int) -> dict | None:
+    """Pass the server's stdout on as it arrives, until it ends (None) or a line grows past `limit` bytes (its size)."""
+    line = 0
+    while chunk := os.read(source, _CHUNK):
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0 and line + end - start <= limit:
+            line, start = 0, end + 1
+        if end >= 0 or line + len(chunk) - start > limit:
+            _write_all(chunk[:start])
+            return _measured(source, line + (end if end >= 0 else len(chunk)) - start, end >= 0, limit)
+        line += len(chunk) - start
+        _write_all(chunk)
+    return None
+
+
+def _measured(source: int, seen: int, whole: bool, limit: int) -> dict:
+    """The too-long line's size: read on, not passed on, to its end (or as far as is worth measuring)."""
+    while not whole and seen < _MEASURE_UP_TO and (chunk := os.read(source, _CHUNK)):
+        end = chunk.find(b"\n")
+        seen += end if end >= 0 else len(chunk)
+        whole = end >= 0
+    return {"bytes": seen, "whole": whole, "limit": limit}
+
+
+def _write_all(data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(sys.stdout.fileno(), view):]
+
+
 def _write(path: str, status: dict) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
+    # Written whole or not at all: the host may read it while the server is still stopping.
+    with open(path + ".part", "w", encoding="utf-8") as handle:
         json.dump(status, handle)
+    os.replace(path + ".part", path)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from mcp_types import CONNECTION_CLOSED
 from ..trace import TappedTransport, Trace
 from ._jsonschema import import_jsonschema_in_background
 from ._launch import ServerSpec, stdio_params
+from ._message_limit import ServerMessageTooLarge
 from ._start_errors import ServerStartError, StartRecord
 from ._tempdirs import LabTempDir
 
@@ -49,7 +50,7 @@ def stdio_transport(
 
 @asynccontextmanager
 async def _explained(spec: ServerSpec, errlog: IO[str] | None) -> AsyncIterator[TransportStreams]:
-    """The SDK's stdio client, with a server that died turned into an error that says why."""
+    """The SDK's stdio client, with a server that died, or was ended by its supervisor, turned into an error that says why."""
     with ExitStack() as files:
         log = errlog if errlog is not None else files.enter_context(tempfile.TemporaryFile(mode="w+"))
         folder = LabTempDir("start")
@@ -63,7 +64,13 @@ async def _explained(spec: ServerSpec, errlog: IO[str] | None) -> AsyncIterator[
             status = record.status() if _connection_closed(error) else None
             if status is None:
                 raise
+            if "cut" in status:
+                raise ServerMessageTooLarge.from_status(spec.name, status["cut"]) from error
             raise ServerStartError.from_record(record, "before the session ended") from error
+        # The supervisor has exited: its note is there if it ended the server for a message too large.
+        cut = (record.status(wait_s=0) or {}).get("cut")
+        if cut is not None:
+            raise ServerMessageTooLarge.from_status(spec.name, cut)
 
 
 def _connection_closed(error: BaseException) -> bool:

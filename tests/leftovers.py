@@ -1,0 +1,37 @@
+"""Which processes a test (or a replayed fault case) left running: its descendants, and any carrying its mark."""
+
+from __future__ import annotations
+
+import os
+
+import psutil  # a dependency of ipykernel, which the lab pins
+
+from labkit.host._warm import warm_python_pid
+
+__all__ = ["SESSION_MARK", "our_processes"]
+
+SESSION_MARK = "LABKIT_TEST_SESSION"
+"""Every process started with the caller's environment inherits it, so one re-parented away is still found."""
+
+
+def our_processes() -> dict[int, str]:
+    """Living processes started from here: descendants of this process, or carrying its `SESSION_MARK`.
+
+    This process's warm Python is not one of them: it serves every test, and goes when this process does.
+    """
+    mark, me, warm = os.environ[SESSION_MARK], psutil.Process(), warm_python_pid()
+    found = {child.pid: child for child in me.children(recursive=True) if child.pid != warm}
+    for process in psutil.process_iter():
+        try:
+            if process.pid not in (me.pid, warm) and process.environ().get(SESSION_MARK) == mark:
+                found[process.pid] = process
+        except (psutil.AccessDenied, psutil.NoSuchProcess, psutil.ZombieProcess):
+            continue
+    alive = {}
+    for pid, process in found.items():
+        try:
+            if process.status() != psutil.STATUS_ZOMBIE:
+                alive[pid] = " ".join(process.cmdline()[-4:])
+        except (psutil.NoSuchProcess, psutil.ZombieProcess, psutil.AccessDenied):
+            continue
+    return alive
