@@ -120,7 +120,7 @@ def test_a_signal_stops_the_cli_with_one_line_its_status_and_no_server_left(sign
     _none_alive(replay.servers)
 
 
-@pytest.mark.parametrize("delay", [0.3, 0.6, 1.0])  # before ~0.1 s Python itself is still starting
+@pytest.mark.parametrize("delay", [0.0, 0.3, 0.6])
 def test_a_ctrl_c_while_the_cli_is_still_importing_exits_130_quietly(delay: float, tmp_path: Path) -> None:
     replay = cases.cli_interrupted_while_importing(delay, tmp_path)
     assert replay.returncode == 130 and "Traceback" not in replay.stderr

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -23,6 +24,7 @@ LOGS = REPO / "out" / "test-logs"
 _PYTEST = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
 _NBVAL = [*_PYTEST, "--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg"]
 _NOTEBOOKS = REPO / "notebooks"
+_HEARTBEAT_S = 120
 
 
 def suites() -> dict[str, list[str]]:
@@ -36,13 +38,14 @@ def suites() -> dict[str, list[str]]:
 
 
 def _start(name: str, command: list[str], data: Path) -> tuple[subprocess.Popen, Path, float]:
-    env = {**os.environ, "LABKIT_SCRIPTED_USER": "1"}
-    if name == "notebooks-zh-CN":
-        env["LABKIT_DATA_DIR"] = str(data)  # its own business systems, so it can run beside the English ones
+    # The Chinese notebooks get business systems of their own, so that they can run beside the English ones.
+    own = {"LABKIT_DATA_DIR": str(data)} if name == "notebooks-zh-CN" else {}
     log = LOGS / f"{name}.log"
     with log.open("w") as out:
-        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
-    print(f"== {name}: {' '.join(command[1:])}", flush=True)
+        process = subprocess.Popen(command, cwd=REPO, env={**os.environ, "LABKIT_SCRIPTED_USER": "1", **own},
+                                   stdout=out, stderr=subprocess.STDOUT)
+    shown = [f"{key}={value}" for key, value in own.items()] + ["python", *command[1:]]
+    print(f"== {name}: {shlex.join(shown)}  (log: {log.relative_to(REPO)})", flush=True)
     return process, log, time.monotonic()
 
 
@@ -66,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown suite {', '.join(unknown)}; choose from {', '.join(suites())}")
     pending = [(name, command) for name, command in suites().items() if not options.suite or name in options.suite]
     LOGS.mkdir(parents=True, exist_ok=True)
-    passed = True
+    passed, last_word = True, time.monotonic()
     running: dict[str, tuple[subprocess.Popen, Path, float]] = {}
     with tempfile.TemporaryDirectory(prefix="labkit-test-data-") as data:
         try:
@@ -77,6 +80,10 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 for name in [name for name, (process, _, _) in running.items() if process.poll() is not None]:
                     passed = _report(name, *running.pop(name)) and passed
+                if running and time.monotonic() - last_word > _HEARTBEAT_S:
+                    last_word = time.monotonic()
+                    print("   still running: " + ", ".join(f"{name} ({(last_word - started) / 60:.0f} min)"
+                                                        for name, (_, _, started) in running.items()), flush=True)
                 time.sleep(0.5)
         finally:
             for process, _, _ in running.values():
