@@ -13,7 +13,15 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
-env: $(STAMP)
+# The lab's JupyterLab settings (no news pop-ups; notebooks before other files), where JupyterLab reads
+# them: the same file Binder's postBuild installs.
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
+
+$(LAB_SETTINGS): binder/overrides.json | $(STAMP)
+	mkdir -p $(dir $@)
+	cp binder/overrides.json $@
+
+env: $(STAMP) $(LAB_SETTINGS)
 
 # Root (as in containers) must say so to Jupyter; everyone else gets the plain command.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -21,7 +29,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 # `make lab LANG=zh_CN` (or a Chinese locale) opens the Chinese edition.
 START := $(if $(filter zh%,$(LANG)),notebooks/zh-CN/00_start_here.ipynb,notebooks/00_start_here.ipynb)
 
-lab: $(STAMP)
+lab: $(STAMP) $(LAB_SETTINGS)
 	$(VENV)/bin/jupyter lab $(ROOT_FLAG) $(START)
 
 # The tests and the notebooks (English, Chinese) as three pytest runs side by side; each prints its command.

@@ -27,7 +27,7 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field, ValidationError
 
-from labkit._i18n import _
+from labkit._i18n import N_, _
 from servers._report import report
 from servers._wiring import data_dir, declares_form_elicitation, missing_form_elicitation, new_server, run
 from servers.systems.chart_space import Space, recorded_save, remember_save, save_chart
@@ -44,7 +44,7 @@ from servers.systems.log_store import (
 
 __all__ = ["QUESTION", "ChartSaved", "SpaceChoice", "build_server", "render_trend_png"]
 
-QUESTION = "Save the chart to your personal space or the team space?"
+QUESTION = N_("Save the chart to your personal space or the team space?")  # asked in the learner's language
 WIDTH, HEIGHT, DPI = 640, 320, 100
 LAB_STYLE = Path(__file__).resolve().parent.parent / "lab.mplstyle"  # fonts with a CJK fallback
 _SPACE_KEY = "space"
@@ -54,7 +54,9 @@ _BAD_ANSWER = "chart not saved: the answer must pick space 'personal' or 'team'"
 
 
 class SpaceChoice(BaseModel):
-    space: Space = Field(default="personal", description="personal: only you can see it; team: everyone on the team can")
+    # Labelled as the class is made: a server's language is set once, by LABKIT_LANG, before it starts.
+    space: Space = Field(default="personal", title=_("Space"),
+                         description=_("personal: only you can see it; team: everyone on the team can"))
 
 
 class ChartSaved(BaseModel):
@@ -130,7 +132,7 @@ async def _ask_space_legacy(ctx: Context) -> Space:
     if not declares_form_elicitation(ctx):
         raise ToolError(f"chart not saved: this client cannot answer the question {QUESTION!r} (no elicitation)")
     try:
-        answer = await ctx.elicit(QUESTION, SpaceChoice)
+        answer = await ctx.elicit(_(QUESTION), SpaceChoice)
     except ValueError:
         raise ToolError(_BAD_ANSWER) from None
     if isinstance(answer, AcceptedElicitation):
@@ -178,7 +180,7 @@ def build_server() -> MCPServer:
                 if not declares_form_elicitation(ctx):
                     raise missing_form_elicitation(QUESTION)
                 schema = render_elicitation_schema(SpaceChoice)
-                question = ElicitRequestFormParams(message=QUESTION, requested_schema=schema)
+                question = ElicitRequestFormParams(message=_(QUESTION), requested_schema=schema)
                 return InputRequiredResult(
                     input_requests={_SPACE_KEY: ElicitRequest(params=question)},
                     request_state=_ROUND_ONE_STATE + uuid.uuid4().hex,

@@ -106,3 +106,18 @@ def test_a_process_started_in_a_chinese_notebook_folder_speaks_chinese(tmp_path:
         cwd=folder, env=env, capture_output=True, text=True, timeout=120, check=True,
     ).stdout
     assert said.startswith("练习 00.1：尚未作答。")
+
+
+# Characters drawn as emoji by default (Unicode's Emoji_Presentation) and the emoji selector: a browser
+# with no colour-emoji font (Debian's Chromium, many lab machines) shows each as an empty box.
+_NEEDS_EMOJI_FONT = re.compile(
+    "[\u231a\u231b\u23e9-\u23ec\u23f0\u23f3\u25fd\u25fe\u2614\u2615\u2648-\u2653\u267f\u2693\u26a1\u26aa\u26ab"
+    "\u26bd\u26be\u26c4\u26c5\u26ce\u26d4\u26ea\u26f2\u26f3\u26f5\u26fa\u26fd\u2705\u270a\u270b\u2728\u274c\u274e"
+    "\u2753-\u2755\u2757\u2795-\u2797\u27b0\u27bf\u2b1b\u2b1c\u2b50\u2b55\ufe0f\U0001f000-\U0001faff]")
+
+
+def test_no_message_of_labkit_or_its_servers_needs_an_emoji_font() -> None:
+    tool = _tool()
+    messages = tool._templates()[tool.LABKIT_LOCALE / tool.LANGUAGE / "LC_MESSAGES" / "labkit.po"]
+    drawn_as_boxes = [m.id for m in messages if m.id and _NEEDS_EMOJI_FONT.search(str(m.id))]
+    assert drawn_as_boxes == []

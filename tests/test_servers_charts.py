@@ -16,6 +16,7 @@ from mcp_types import (
     InputRequiredResult,
 )
 
+from labkit._i18n import in_language
 from labkit.host import http_server, stdio_transport
 from labkit.trace import Trace
 from servers.charts import QUESTION
@@ -38,6 +39,8 @@ CHART = "order-service_20261029T2000_20261030T0900.png"
 server = server_fixture("charts", env={"LABKIT_REQUEST_STATE_KEY": KEY_A})
 twin = server_fixture("charts", env={"LABKIT_REQUEST_STATE_KEY": KEY_A}, fixture_name="twin")
 stranger = server_fixture("charts", env={"LABKIT_REQUEST_STATE_KEY": KEY_B}, fixture_name="stranger")
+chinese = server_fixture("charts", env={"LABKIT_REQUEST_STATE_KEY": KEY_A, "LABKIT_LANG": "zh_CN"},
+                         fixture_name="chinese")
 pytestmark = pytest.mark.anyio
 
 
@@ -93,6 +96,17 @@ async def test_round_one_asks_and_the_retry_with_the_same_state_saves(server: La
     assert question.requested_schema["properties"]["space"]["enum"] == ["personal", "team"]
     assert asked.request_state.startswith("v1.")
     _assert_saved(saved, server.data, "personal")
+
+
+async def test_a_server_started_in_chinese_asks_its_question_in_chinese(chinese: LabServer) -> None:
+    async with _asking_client(chinese, "http") as client:
+        asked = await _round_one(client)
+    question = asked.input_requests["space"].params
+    field = question.requested_schema["properties"]["space"]
+    assert question.message == in_language("zh_CN", QUESTION)
+    assert field["title"] == in_language("zh_CN", "Space")
+    assert field["description"] == in_language("zh_CN", "personal: only you can see it; team: everyone on the team can")
+    assert field["enum"] == ["personal", "team"], "the values stay what the server checks"
 
 
 async def test_the_retry_is_a_new_request_carrying_the_state_byte_for_byte(server: LabServer) -> None:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import base64
 import re
+import textwrap
+import unicodedata
 
 from labkit.trace import Trace, sequence_diagram
+from labkit.trace._columns import wrap_columns
 from labkit.trace._summaries import fold
 from labkit.trace._views import diagram_label
 
@@ -35,6 +38,33 @@ def test_a_long_label_is_cut_once_and_a_short_one_not_at_all():
     assert len(lines) == 2 and joined.count("…") == 1
     assert int(_MARKER.search(joined).group(1)) == len(text) - len(joined[: joined.index("…")].rstrip())
     assert diagram_label("[3] short") == ["[3] short"]
+
+
+def _columns(line: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+
+
+def test_text_with_no_wide_character_wraps_exactly_as_textwrap():
+    texts = ["[15] log store: 401 order-service errors 20:00-23:00, peak 118 at 21:00",
+             "[13] tools/call query_errors {\"service\":\"order-service\",\"since\":\"2026-10-29T20:00\"}",
+             "x" * 70, "a-b-c " * 12, "  spaced   out\ttext  "]
+    for text in texts:
+        for width in (8, 26, 40):
+            assert wrap_columns(text, width) == textwrap.wrap(text, width, break_long_words=True), (text, width)
+
+
+def test_a_chinese_character_takes_two_columns_and_a_line_may_break_before_any():
+    text = "[31] 必需的工作已完成：query_errors ✓, render_error_trend ✓"
+    lines = wrap_columns(text, 26)
+    assert "".join(lines).replace(" ", "") == text.replace(" ", ""), "nothing lost, nothing added"
+    assert lines == ["[31] 必需的工作已完成：", "query_errors ✓,", "render_error_trend ✓"]  # 23 columns, then a word
+    assert wrap_columns("一二三四五", 4) == ["一二", "三四", "五"]
+    assert wrap_columns("状态：order-service", 10) == ["状态：", "order-", "service"]
+
+
+def test_a_chinese_label_is_cut_to_the_same_width_as_an_english_one():
+    label = diagram_label("[12] 关卡 query_errors：放行：参数符合输入模式，调用方已获授权，不需要审批")
+    assert len(label) == 2 and max(map(_columns, label)) <= 26 and "…" in label[-1], label
 
 
 def test_the_display_carries_mermaid_and_a_small_png():

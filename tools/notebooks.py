@@ -3,8 +3,10 @@
     python tools/notebooks.py notebooks/00_start_here.ipynb [more.ipynb ...]
 
 Cells run in the notebook's folder with the scripted user answering forms (as under CI). Stored:
-outputs and execution counts, as nbformat 4.5 with cell ids derived from the cell's position (so
-JupyterLab opens and saves it without a change). Dropped: execution timing metadata and widget
+outputs and execution counts, as nbformat 4.5 with cell ids derived from the cell's position, and the
+kernelspec and language_info as JupyterLab writes them when it connects the kernel (so it opens and
+saves the notebook without a change; a Mermaid output is the exception: JupyterLab stores the SVG it
+drew, which depends on the browser's fonts). Dropped: execution timing metadata and widget
 state and views (a widget is stored as its one-line text), so that a re-run of an unchanged
 notebook changes no bytes.
 """
@@ -17,10 +19,12 @@ import time
 from pathlib import Path
 
 import nbformat
+from jupyter_client.kernelspec import KernelSpecManager
 from nbclient import NotebookClient
 
 from labkit._i18n import in_language
 
+_KERNEL = "python3"
 _KEEP_CELL_METADATA = ("tags",)
 _WIDGET = "application/vnd.jupyter.widget-view+json"
 # labkit's own words for a widget that shows only in JupyterLab, in the notebook's language.
@@ -32,7 +36,7 @@ def execute(path: Path) -> float:
     os.environ["LABKIT_SCRIPTED_USER"] = "1"
     started = time.monotonic()
     NotebookClient(
-        notebook, timeout=600, kernel_name="python3", record_timing=False,
+        notebook, timeout=600, kernel_name=_KERNEL, record_timing=False,
         resources={"metadata": {"path": str(path.parent)}},
     ).execute()
     strip(notebook, "zh_CN" if "zh-CN" in path.resolve().parts else "en")
@@ -42,8 +46,9 @@ def execute(path: Path) -> float:
 
 def strip(notebook: nbformat.NotebookNode, language: str = "en") -> None:
     notebook.metadata.pop("widgets", None)
-    notebook.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
-    notebook.metadata["language_info"] = {"name": "python"}
+    spec = KernelSpecManager().get_kernel_spec(_KERNEL)
+    notebook.metadata["kernelspec"] = {"display_name": spec.display_name, "language": spec.language, "name": _KERNEL}
+    # language_info is kept as the kernel reported it (nbclient stores it): JupyterLab writes the same.
     widget_text = in_language(language, _WIDGET_TEXT)
     for index, cell in enumerate(notebook.cells):
         cell.metadata = {k: v for k, v in cell.metadata.items() if k in _KEEP_CELL_METADATA}

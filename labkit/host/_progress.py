@@ -26,7 +26,7 @@ class Progress:
 def progress(doing: str) -> Iterator[Progress]:
     """`with progress("starting the servers…") as p: ...; p.done("2 servers up")` (notebook 03).
 
-    In JupyterLab the line says `⏳ doing` while the block runs and becomes `✓ summary` (or
+    In JupyterLab the line says `◷ doing` while the block runs and becomes `✓ summary` (or
     `✗ doing: the error`) when it ends. Under nbval and CI (a scripted user) only the final line
     is printed, so outputs stay the same from run to run; outside a notebook nothing is shown.
     """
@@ -36,7 +36,7 @@ def progress(doing: str) -> Iterator[Progress]:
     if kernel and not scripted_user_active():
         from IPython.display import display
 
-        handle = display(_Line(f"⏳ {doing}"), display_id=True)
+        handle = display(_Line(f"◷ {doing}"), display_id=True)
     try:
         yield step
     except BaseException as error:

@@ -79,9 +79,10 @@ def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor
         fields = {name: _field(name, spec) for name, spec in (schema.get("properties") or {}).items()}
         submit = widgets.Button(description=_("Submit"), button_style="primary")
         decline = widgets.Button(description=_("Decline"))
-        status = widgets.HTML(value=_("⏳ waiting for your answer (declines by itself after {timeout:.0f} s)").format(
+        # ◷ and ►, not emoji: text fonts draw them; a browser with no emoji font shows an emoji as a box.
+        status = widgets.HTML(value=_("◷ waiting for your answer (declines by itself after {timeout:.0f} s)").format(
             timeout=timeout))
-        title = _("✋ Your answer is needed: {message}").format(message=html.escape(message))
+        title = _("► Your answer is needed: {message}").format(message=html.escape(message))
         why = _("<br><small>asked by {about}</small>").format(about=html.escape(about)) if about else ""
         script = widgets.Output()
         form = widgets.VBox([widgets.HTML(f"<b>{title}</b>{why}"), *fields.values(),
@@ -137,7 +138,7 @@ def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor
 _BRING_INTO_VIEW = """
 const find = () => document.querySelector('.labkit-form-%d');
 const show = (tries) => { const form = find();
-  if (form) { form.scrollIntoView({block: 'center', behavior: 'smooth'}); document.title = '✋ answer the form · ' + document.title.replace(/^✋ answer the form · /, ''); }
+  if (form) { form.scrollIntoView({block: 'center', behavior: 'smooth'}); document.title = '► answer the form · ' + document.title.replace(/^► answer the form · /, ''); }
   else if (tries > 0) setTimeout(() => show(tries - 1), 200); };
 show(25);
 """

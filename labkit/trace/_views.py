@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import base64
 import json
-import re
-import textwrap
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .._i18n import N_, _
+from ._columns import wrap_columns
 from ._events import ACTORS, Event, Trace
 from ._summaries import find_fold, fold, hidden_marker
 
@@ -28,7 +27,8 @@ ACTOR_LABELS = {  # English; drawn through _() in the learner's language
 }
 # Mermaid reads ';' as a statement end and '#' as the start of an entity code.
 _MERMAID_ESCAPES = str.maketrans({"#": "#35;", ";": "#59;", "<": "#lt;", ">": "#gt;", "\n": " "})
-# Characters per line and lines per arrow label: six actors then fit a notebook cell at labels >= 11 px.
+# Columns per line (a Chinese character takes two) and lines per arrow label: six actors then fit a notebook
+# cell at labels >= 11 px, in either language.
 _LABEL_WIDTH, _LABEL_LINES = 26, 2
 _TABLE_COLUMNS = ["seq", "round", "from", "to", "kind", "summary", "name", "server", "id"]
 
@@ -150,14 +150,13 @@ def diagram_label(text: str) -> list[str]:
     keeps the start and one marker counts every character of the original it does not show.
     """
     folded = find_fold(text)
-    lines = textwrap.wrap(text, _LABEL_WIDTH, break_long_words=True) or [""]
+    lines = wrap_columns(text, _LABEL_WIDTH) or [""]
     if folded is None and len(lines) <= _LABEL_LINES:
         return lines
     total = len(text) - len(folded.group()) + int(folded["more"]) if folded else len(text)
     kept = (text[: folded.start()] if folded else text)[: _LABEL_WIDTH * _LABEL_LINES]
     while True:
-        lines = textwrap.wrap(kept.rstrip() + hidden_marker(total - len(kept.rstrip())), _LABEL_WIDTH,
-                              break_long_words=True)
+        lines = wrap_columns(kept.rstrip() + hidden_marker(total - len(kept.rstrip())), _LABEL_WIDTH)
         if len(lines) <= _LABEL_LINES or not kept:
             return lines[:_LABEL_LINES]
         kept = kept[:-1]

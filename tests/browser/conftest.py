@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -19,6 +20,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 SHOTS = REPO / "screenshots"
+SCRATCH = SHOTS / "saved-by-tests"  # the one folder a test may save notebooks in (ignored by git, like SHOTS)
 LAB_PYTHON = Path(os.environ.get("LAB_PYTHON", REPO / ".venv" / "bin" / "python"))
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_FLAGS = [
@@ -51,6 +53,13 @@ class Guard:
         sockets = self.allowed_prefix.replace("http://", "ws://", 1)
         return (not self.blocked and all(u.startswith((self.allowed_prefix, "data:", "blob:")) for u in self.seen)
                 and all(u.startswith(sockets) for u in self.sockets))
+
+
+def repo_writes(lab: "Lab") -> list[str]:
+    """The files the lab's server saved outside SCRATCH: a test must never write to the repo."""
+    saved = re.findall(r"Saving file at (\S+)", lab.log.read_text())
+    scratch = SCRATCH.relative_to(REPO).as_posix() + "/"
+    return [path for path in saved if not path.lstrip("/").startswith(scratch)]
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from .conftest import REPO, SHOTS
+from .conftest import REPO, SHOTS, repo_writes
 
 pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import Locator, Page, expect  # noqa: E402
@@ -158,7 +158,7 @@ def test_03_renders_the_diagram_the_table_and_the_chart(page: Page, lab, guard, 
     assert guard.only_local(), (guard.blocked, guard.sockets)
     assert guard.sockets, "the kernel's WebSocket was seen (and checked)"
     assert page.locator(".Toastify__toast", has_text=re.compile("news|update", re.I)).count() == 0, "no pop-ups"
-    assert "Saving file" not in lab.log.read_text(), "the test never writes to the repo"
+    assert repo_writes(lab) == [], "the test never writes to the repo"
     # the control: a request that would leave the machine is caught and logged by the same guard
     assert page.evaluate("() => fetch('https://cdn.jsdelivr.net/npm/mermaid').then(() => 'sent', () => 'aborted')") \
         == "aborted" and guard.blocked == ["https://cdn.jsdelivr.net/npm/mermaid"]
@@ -185,4 +185,4 @@ def test_04_the_learner_answers_team_and_the_run_saves_there(page: Page, lab, gu
     assert guard.only_local(), (guard.blocked, guard.sockets)
     assert guard.sockets, "the kernel's WebSocket was seen (and checked)"
     assert page.locator(".Toastify__toast", has_text=re.compile("news|update", re.I)).count() == 0, "no pop-ups"
-    assert "Saving file" not in lab.log.read_text(), "the test never writes to the repo"
+    assert repo_writes(lab) == [], "the test never writes to the repo"

@@ -18,10 +18,7 @@ from playwright.sync_api import Locator, Page, expect  # noqa: E402
 
 _DONE = re.compile(r"^\[\d+\]:$")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
-MIN_LABEL_PX = 11.0
-# Labels are wrapped by characters and a Chinese character is drawn about twice as wide, so the Chinese
-# edition's six-actor diagram is scaled down further: measured 10.5 px (open: wrap by display width).
-MIN_LABEL_PX_CHINESE = 10.0
+MIN_LABEL_PX = 11.0  # in either language: labels are wrapped by display columns, a Chinese character takes two
 # labkit's own Chinese catalog says what the form's buttons are called in the Chinese edition.
 CHINESE = gettext.GNUTranslations((REPO / "labkit/locale/zh_CN/LC_MESSAGES/labkit.mo").open("rb"))
 
@@ -114,7 +111,7 @@ def test_00_diagram_labels_and_tables_fit_the_cell(page: Page, lab) -> None:
     diagrams_and_tables_fit(page, panel, "00")
 
 
-def diagrams_and_tables_fit(page: Page, panel: Locator, name: str, min_label_px: float = MIN_LABEL_PX) -> None:
+def diagrams_and_tables_fit(page: Page, panel: Locator, name: str) -> None:
     """Every diagram's labels are readable at 100% and no event table sticks out; screenshots and numbers saved."""
     width, heights = label_px(page, panel)
     shoot(page, f"learner_{name}_diagram_at_100", panel.locator(".jp-Cell").filter(has=page.locator(".jp-RenderedMermaid")))
@@ -123,7 +120,7 @@ def diagrams_and_tables_fit(page: Page, panel: Locator, name: str, min_label_px:
     shoot(page, f"learner_{name}_event_table", page)
     (SHOTS / f"learner_{name}_measures.json").write_text(json.dumps(
         {"diagram_width_px": width, "label_px": heights, "table_overflow_px": overflow}, indent=1))
-    assert heights and min(heights) >= min_label_px, heights
+    assert heights and min(heights) >= MIN_LABEL_PX, heights
     assert max(overflow, default=0) == 0, overflow
 
 
@@ -151,4 +148,4 @@ def test_zh_03_the_chinese_edition_shows_its_form_diagram_table_and_chart_in_chi
     chart.scroll_into_view_if_needed()
     assert chart.evaluate("img => img.complete && img.naturalWidth >= 400"), "the chart PNG loaded"
     shoot(page, "zh_03_chart", panel.locator(".jp-Cell").filter(has=page.locator(".jp-RenderedImage img")).last)
-    diagrams_and_tables_fit(page, panel, "zh_03", MIN_LABEL_PX_CHINESE)
+    diagrams_and_tables_fit(page, panel, "zh_03")

@@ -170,7 +170,7 @@ def check_elicitor(answer: Any) -> str | None:
     from servers.charts import QUESTION, SpaceChoice
 
     schema = render_elicitation_schema(SpaceChoice)
-    reply = run_sync(lambda: answer(QUESTION, schema))
+    reply = run_sync(lambda: answer(_(QUESTION), schema))  # as the charts server asks it
     if not isinstance(reply, dict):
         return _("asked the charts question, it returned {reply!r}, not a dict of answers.").format(reply=reply)
     try:
