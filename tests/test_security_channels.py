@@ -59,11 +59,14 @@ async def test_resources_in_a_result_are_read_and_wrapped_as_untrusted_data(tmp_
     with anyio.fail_after(120):
         async with Host(Trace(), [_inject(technique)]) as host:
             bare = await host.call("check_service_status", {"service": "order-service"})
-        async with _shield(Trace(), Defences.only("results"), tmp_path).open([_inject(technique)]) as host:
+        trace = Trace()
+        async with _shield(trace, Defences.only("results"), tmp_path).open([_inject(technique)]) as host:
             wrapped = await host.call("check_service_status", {"service": "order-service"})
-    assert f"[resource status://incidents/INC-4711]\nIncident INC-4711" in bare.text and ORDER in bare.text
+    assert "[resource status://incidents/INC-4711]\nIncident INC-4711" in bare.text and ORDER in bare.text
     opening, closing = wrapped.text.index("<untrusted-data"), wrapped.text.index("</untrusted-data")
     assert opening < wrapped.text.index(ORDER) < closing
+    (sanitized,) = trace.of_kind("host.sanitize")
+    assert "secret-path" in sanitized.payload["rules"]
 
 
 async def test_a_loaded_prompt_is_read_through_the_guards_like_a_result(tmp_path):
@@ -71,10 +74,13 @@ async def test_a_loaded_prompt_is_read_through_the_guards_like_a_result(tmp_path
         async with Host(Trace(), [_inject("prompt")]) as host:
             bare = await host.load_prompt("servers.attacks.inject", "incident_review")
             resource = await host.load_resource("servers.attacks.inject", "status://incidents/INC-4711")
-        async with _shield(Trace(), Defences.only("results"), tmp_path).open([_inject("prompt")]) as host:
+        trace = Trace()
+        async with _shield(trace, Defences.only("results"), tmp_path).open([_inject("prompt")]) as host:
             wrapped = await host.load_prompt("servers.attacks.inject", "incident_review")
     assert ORDER in bare and "<untrusted-data" not in bare and ORDER in resource
     assert wrapped.index("<untrusted-data") < wrapped.index(ORDER) < wrapped.index("</untrusted-data")
+    (sanitized,) = trace.of_kind("host.sanitize")
+    assert sanitized.name == "incident_review" and "secret-path" in sanitized.payload["rules"]
 
 
 async def test_a_poisoned_output_schema_withholds_the_tool(tmp_path):
