@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import anyio
 import pytest
+from mcp_types import Tool
 
 from labkit.host import Host, ServerSpec
 from labkit.lessons import prepare_lab
-from labkit.security import Defences, PinStore, Shield
+from labkit.security import Defences, PinGuard, PinStore, Shield, trust_on_first_use
 from labkit.trace import Trace
 from servers.attacks import exfil_sentence
 from servers.attacks.corpus import CORPUS
@@ -92,3 +93,20 @@ async def test_a_poisoned_output_schema_withholds_the_tool(tmp_path):
     (withheld,) = [e for e in trace.of_kind("host.scan") if e.meta.get("outcome") == "withheld"]
     assert not offered and withheld.name == "lookup_runbook"
     assert any(f["where"].startswith("outputSchema") for f in withheld.payload)
+
+
+async def test_changed_instructions_wait_for_a_person_and_stay_out_of_the_system_prompt(tmp_path):
+    """A rug pull through the instructions alone: the pin covers their text, and until a person approves
+    the change the server's tools are withheld and its instructions never reach the model."""
+    said = {"runbooks": "Runbooks for the shop's services."}
+    tool = Tool(name="lookup_runbook", description="Look up a runbook.", input_schema={"type": "object"})
+    store = PinStore(tmp_path / "pins.json")
+    first = PinGuard(Trace(), store, trust_on_first_use, {}, instructions=said.get)
+    assert await first.on_list("runbooks", [tool]) == [tool]
+    assert first.on_instructions("runbooks", said["runbooks"]) == said["runbooks"]
+    said["runbooks"] += " " + ORDER  # the second launch says more
+    later = PinGuard(Trace(), PinStore(tmp_path / "pins.json"), trust_on_first_use, {}, instructions=said.get)
+    assert await later.on_list("runbooks", [tool]) == []
+    assert later.on_instructions("runbooks", said["runbooks"]) == ""
+    ((_, (change,)),) = later.prompts
+    assert (change.tool, change.kind, change.fields) == ("(server instructions)", "changed", ("instructions",))
