@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from labkit.simulator import NAIVE_SCENARIO, Dialogue, decide
+from labkit.simulator._arguments import extract_arguments
 from labkit.simulator._dialogue import Message, ToolOutcome, ToolSeen, ToolSpec
 from labkit.simulator._naive import as_read, orders_in
 from servers.untrusted import docs, poisoned
@@ -70,3 +71,14 @@ def test_a_blocked_call_is_not_retried_forever():
 def test_without_the_naive_scenario_the_model_ignores_the_orders():
     decision = decide(Dialogue([Message("user", "Add 17 and 25, please.")], [_add("text"), READER], scenario="none"))
     assert all(c.name != "files__read_file" for c in decision.calls)
+
+
+def test_a_timestamp_fills_a_date_time_parameter_whose_format_spells_out_hh_mm():
+    """The logs server's `since` reads "format YYYY-MM-DDTHH:MM": the timestamp, not a bare clock, fills it, so the
+    naive model's task call works and the corpus's stored injections are real."""
+    since = {"type": "string", "description": "Start of the window, local time UTC+08:00, format YYYY-MM-DDTHH:MM."}
+    until = {"anyOf": [{"type": "string"}, {"type": "null"}], "description": "End of the window, same format."}
+    clock = {"type": "string", "description": "Time in 24-hour format (HH:MM)."}
+    schema = {"properties": {"since": since, "until": until, "time": clock}}
+    assert extract_arguments(schema, "errors since 2026-10-29T20:00, and at 9:30 pm?") == {
+        "since": "2026-10-29T20:00", "time": "21:30"}

@@ -14,7 +14,7 @@ from mcp_types import Tool
 
 from labkit.host import Host, LocalTool, LocalToolResult, ServerSpec, ToolCall, confinement
 from labkit.host._launch import DEFAULT_DATA_DIR, LAB_SHARED_ENV, server_env
-from labkit.lessons import KEY_CANARY, benign_tools, false_flags, prepare_lab
+from labkit.lessons import KEY_CANARY, benign_tools, false_flags, prepare_lab, run_attack
 from labkit.lessons._security_lab import PRIVATE_KEY, GroundTruth
 from labkit.security import (
     ApprovalDesk, Defences, PathGuard, PinStore, Shield, UntrustedResults, careful_user, host_state_dir,
@@ -231,3 +231,17 @@ def test_the_benign_set_holds_real_servers_definitions_and_none_is_flagged():
     servers = {server for server, _ in benign_tools()}
     assert {"mcp-server-time", "mcp-server-git", "server-everything"} <= servers
     assert len(benign_tools()) >= 50 and false_flags().empty, false_flags().to_string()
+
+
+@pytest.mark.parametrize("defences", [Defences.none(), Defences.only("egress")], ids=["off", "egress"])
+async def test_a_key_the_model_writes_stays_out_of_the_model_response_event_when_egress_blocks_it(defences):
+    """The egress guard's one rule redacts the call events and the model's own response alike."""
+    prepare_lab()
+    run = await run_attack("poison-text", defences)
+    written = [e for e in run.trace.of_kind("model.response") if KEY_CANARY in json.dumps(e.payload)]
+    if not defences.egress:
+        assert run.succeeded and written, "undefended, the model's response carries the key it was told to pass on"
+        return
+    blocked = [g for g in run.trace.of_kind("host.gate") if g.meta.get("by") == "EgressGuard"]
+    assert blocked and not run.succeeded and not written
+    assert any("[withheld by the host]" in json.dumps(e.payload) for e in run.trace.of_kind("model.response"))

@@ -17,7 +17,8 @@ class Guard:
     `on_list` may drop or mark tools before the model is offered them; `on_call` may return a
     reason to block a call (before any person is asked); `review` may return a reason a person must
     approve it even if the tool only reads; `redact` hides what must not be stored in the trace;
-    `on_result` may rewrite what the model will read.
+    `on_result` may rewrite what the model will read; `on_instructions` may rewrite or withhold (return "")
+    a server's `instructions` before the host puts them in the model's context.
     """
 
     @property
@@ -38,6 +39,9 @@ class Guard:
         return arguments
 
     def on_result(self, server: str, name: str, text: str, is_error: bool) -> str:
+        return text
+
+    def on_instructions(self, server: str, text: str) -> str:
         return text
 
 

@@ -20,6 +20,7 @@ from ..trace import Trace
 from ._audit import AuditLog
 from ._config import load_config
 from ._connection import Turn
+from ._context import block_text, contents_text, guarded, instructions_prompt
 from ._conversation import ToolCall, ToolResult
 from ._gate import GatePolicy
 from ._guards import Guard, LocalTool
@@ -143,6 +144,24 @@ class Host:
         if server not in self.pool.servers:
             raise KeyError(server)
         return await self.pool.client(server).get_prompt(name, arguments or {})
+
+    def system_prompt(self, base: str | None = None) -> str:
+        """`base` followed by the servers' `instructions` the guards let through, as a host's system prompt (notebook 07)."""
+        clients = {server: self.pool.client(server) for server in self.pool.servers}
+        return instructions_prompt(self.trace, clients, self.pool.guards, base)
+
+    async def load_prompt(self, server: str, name: str, arguments: dict[str, str] | None = None) -> str:
+        """A server's prompt as the text the user adds to the conversation, through the guards (notebook 07)."""
+        prompt = await self.get_prompt(server, name, arguments)
+        texts = [block_text(message.content, {}) for message in prompt.messages]
+        return guarded(self.pool.guards, server, name, "\n".join(t for t in texts if t is not None))
+
+    async def load_resource(self, server: str, uri: str) -> str:
+        """A server's resource as the text the user attaches to the conversation, through the guards (notebook 07)."""
+        if server not in self.pool.servers:
+            raise KeyError(server)
+        read = await self.pool.client(server).read_resource(uri)
+        return guarded(self.pool.guards, server, uri, contents_text(read.contents))
 
     async def run(self, task: str, conversation: Any) -> RunResult:
         """The loop of notebook 03, from the user's question to delivery or the round cap."""

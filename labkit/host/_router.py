@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import json
 import math
 import time
@@ -20,29 +19,25 @@ from labkit._i18n import _
 
 from ..trace import Trace
 from ._audit import AuditEntry, AuditLog, argument_hash
+from ._context import block_text, follow_links
 from ._conversation import ToolCall, ToolResult
 from ._gate import GatePolicy, check_call
 from ._guards import Guard
 from ._message_limit import MAX_RESULT_BYTES_ENV
 from ._pool import HOST_SERVER, Route, ServerPool
-from ._sanitise import sanitise, sanitise_data
+from ._sanitise import sanitise_data
 
 __all__ = ["ToolRouter", "result_as_data", "truncate"]
 
 
-def result_as_data(result: CallToolResult) -> str:
+def result_as_data(result: CallToolResult, linked: dict[str, str] | None = None) -> str:
     """What the model is shown of a tool result: its structured data as JSON when there is any,
-    else its text; every string sanitised (no escape sequences or invisible controls); images named, not inlined (notebook 02)."""
+    else every content block: text, embedded resources' text, the text of linked resources the host followed
+    (`linked`, by URI); every string sanitised (no escape sequences or invisible controls); images named, not inlined (notebook 02)."""
     if result.structured_content is not None and not result.is_error:
         return json.dumps(sanitise_data(result.structured_content), ensure_ascii=False)
-    parts = []
-    for block in result.content:
-        if block.type == "text":
-            parts.append(sanitise(block.text))
-        elif block.type == "image":
-            size = len(base64.b64decode(block.data))
-            parts.append(f"[{block.mime_type} image, {size} bytes, kept by the host]")
-    return "\n".join(parts)
+    parts = [block_text(block, linked or {}) for block in result.content]
+    return "\n".join(part for part in parts if part is not None)
 
 
 def truncate(text: str, limit: int) -> str:
@@ -157,11 +152,12 @@ class ToolRouter:
             self._deadlines.add(scope)
             try:
                 result = await client.call_tool(route.tool_name, arguments)
+                linked = await follow_links(client, result.content)
             finally:
                 self._deadlines.discard(scope)
         if scope.cancelled_caught:
             raise TimeoutError
-        return result_as_data(result), result.is_error
+        return result_as_data(result, linked), result.is_error
 
     @contextmanager
     def user_time(self) -> Iterator[None]:

@@ -86,7 +86,8 @@ class PathGuard(Guard):
 class EgressGuard(Guard):
     """Refuses arguments that carry a private key or one of the host's secret values (notebook 07).
 
-    It runs before any person is asked, and `redact` keeps those values out of the trace.
+    It runs before any person is asked, and `withheld` keeps those values out of the trace: out of the call
+    events (`redact`) and, once the shield registers it, out of the model's responses.
     """
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
@@ -101,7 +102,12 @@ class EgressGuard(Guard):
         return None
 
     def redact(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        return json.loads(self._redact_text(json.dumps(arguments, ensure_ascii=False)))
+        return self.withheld(arguments)
+
+    def withheld(self, value: Any) -> Any:
+        """`value` (JSON-like) with every private key and host secret replaced: the one rule for the call events
+        and, through `Trace.redactors`, for what the model wrote."""
+        return json.loads(self._redact_text(json.dumps(value, ensure_ascii=False)))
 
     def _redact_text(self, text: str) -> str:
         text = _KEY_BLOCK.sub(_REDACTED, text)

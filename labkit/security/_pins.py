@@ -107,7 +107,7 @@ class PinGuard(Guard):
         self.prompts: list[tuple[str, list[PinChange]]] = []
 
     def _change(self, server: str, name: str, definition: dict[str, Any]) -> tuple[PinChange | None, str]:
-        digest = fingerprint(definition, self.fields)
+        digest = fingerprint(definition, ("instructions",) if name == INSTRUCTIONS else self.fields)
         pinned = self.store.get(server, name)
         if pinned is not None and pinned["sha256"] == digest:
             return None, digest
@@ -147,3 +147,8 @@ class PinGuard(Guard):
                           + ", ".join(sorted(refused - {INSTRUCTIONS})) + _(" (until a person approves)"), server=server,
                           outcome="withheld", by=self.name)
         return [tool for tool in tools if tool.name not in refused]
+
+    def on_instructions(self, server: str, text: str) -> str:
+        """Instructions reach the system prompt only as a person approved (pinned) them."""
+        change = self._change(server, INSTRUCTIONS, {"instructions": self.instructions(server)})[0]
+        return text if change is None else ""

@@ -186,7 +186,8 @@ class ScanGuard(Guard):
     A finding of severity "review" (a name claiming powers over the host, a description written to
     win the model's choice) does not withhold the tool: a person is asked about every call to it.
     It remembers the names each server listed, so a later untrusted server cannot reuse (shadow)
-    them; the shield lists trusted servers first. `instructions(server)` returns the server's instructions.
+    them; the shield lists trusted servers first. `instructions(server)` returns the server's instructions;
+    flagged ones are kept out of the system prompt (`on_instructions`).
     """
 
     def __init__(
@@ -230,3 +231,14 @@ class ScanGuard(Guard):
 
     async def review(self, server: str, tool: Tool, name: str, arguments: dict[str, Any]) -> str | None:
         return self.reviewed.get((server, tool.name))
+
+    def on_instructions(self, server: str, text: str) -> str:
+        """Flagged instructions never reach the system prompt (the server's tools are withheld too, at listing)."""
+        findings = [f for f in scan_text(text, "instructions", self.rules) if f.severity == "block"]
+        if not findings:
+            return text
+        rules = ", ".join(sorted({f.rule for f in findings}))
+        self.trace.record("host", "host", "host.scan", _("scanner kept {server}'s instructions out of the system prompt: "
+                                                         "{rules}").format(server=server, rules=rules),
+                          payload=[asdict(f) for f in findings], server=server, outcome="withheld", by=self.name)
+        return ""

@@ -120,12 +120,15 @@ class Shield:
 
     def _guards(self, pin_approver: PinApprover) -> list[Guard]:
         on = self.defences
+        egress = EgressGuard([*host_secrets(), *self.canaries, *self.secrets.values()])
+        if on.egress:
+            self.trace.redactors.append(egress.withheld)
         chosen: list[tuple[bool, Guard]] = [
             (on.pin, PinGuard(self.trace, self.pins, pin_approver, self.withheld, instructions=self.instructions)),
             (on.scan, ScanGuard(self.trace, self.withheld, instructions=self.instructions, trusted=self.trusted)),
             (on.hints, HintsGuard(self.trace, self.trusted)),
             (on.paths, PathGuard(self.lab.workspace)),
-            (on.egress, EgressGuard([*host_secrets(), *self.canaries, *self.secrets.values()])),
+            (on.egress, egress),
             (on.taint, TaintGuard(self.trace, self.trusted)),
             (on.results, UntrustedResults(self.trace, self.trusted, self.key)),
         ]

@@ -100,6 +100,12 @@ def _named_values(prop: dict[str, Any], text: str) -> list[tuple[int, str]]:
             for m in re.finditer(rf"(?<![\w\"'`-]){re.escape(value)}(?![\w\"'`-])", text, re.I)]
 
 
+def _wants_clock(prop: dict[str, Any]) -> bool:
+    """A bare wall-clock time ("HH:MM"); a format with a date in it ("YYYY-MM-DDTHH:MM") wants the timestamp."""
+    description = prop.get("description", "")
+    return "HH:MM" in description and "YYYY" not in description
+
+
 def _is_time(name: str, prop: dict[str, Any]) -> bool:
     return prop.get("format") in {"date", "date-time"} or bool(_TIME_NAMES & set(re.split(r"[_\-]", name.lower())))
 
@@ -119,7 +125,7 @@ def candidates(name: str, prop: dict[str, Any], text: str) -> list[tuple[int, An
                 ]
     elif _is_zone(name):
         found += _zones(text)
-    elif _is_time(name, prop) and "HH:MM" in prop.get("description", ""):
+    elif _is_time(name, prop) and _wants_clock(prop):
         found += _clocks(text)
     elif _is_time(name, prop):
         found += [(m.start(), m.group().replace(" ", "T")) for m in _ISO.finditer(text)]

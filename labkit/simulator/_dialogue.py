@@ -10,11 +10,13 @@ __all__ = ["Choice", "Decision", "Dialogue", "Message", "PlannedCall", "ToolOutc
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """A tool as offered to the model: provider name, description, JSON Schema (notebook 01)."""
+    """A tool as offered to the model: provider name, description, JSON Schema, and the output schema where the
+    API carries one (OpenAI Responses) (notebook 01)."""
 
     name: str
     description: str = ""
     schema: dict[str, Any] = field(default_factory=dict)
+    output_schema: dict[str, Any] = field(default_factory=dict)
 
     @property
     def properties(self) -> dict[str, Any]:

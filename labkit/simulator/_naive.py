@@ -1,8 +1,10 @@
 """The simulated model's naive mode: it obeys every instruction it finds in its context, hidden or not.
 
 Selected with the scenario name `naive` (`make_client(scenario="naive")` sends the header
-`x-teaching-scenario: naive`). It reads what a real model reads: every offered tool's description
-and parameter descriptions, then every tool result, with Unicode tag characters decoded and ANSI
+`x-teaching-scenario: naive`). It reads what a real model reads: the system prompt (with the servers'
+instructions a host puts there), the user's messages (with prompts and resources the user loaded), every
+offered tool's description, input schema and output schema (where the API carries one), then every tool
+result (embedded and linked resources included), with Unicode tag characters decoded and ANSI
 escapes and zero-width characters dropped. It understands a few imperative forms, in any sentence:
 
 - "read <path>" → a call to the offered file-reading tool with that path;
@@ -176,11 +178,16 @@ class _Context:
 
 
 def _orders(dialogue: Dialogue) -> tuple[list[Order], list[Order]]:
-    """Orders from the tool definitions, and orders from the tool results, in the order they were read."""
-    from_tools = []
+    """Orders from the context before any call (system prompt, user messages, tool definitions), and orders from
+    the tool results, in the order they were read."""
+    from_tools = orders_in(dialogue.system, "the system prompt")
+    for text in dialogue.user_texts:
+        from_tools += orders_in(text, "the user's message")
     for tool in dialogue.tools:
         from_tools += orders_in(tool.description, f"the description of {tool.name}", tool.name)
         for where, text in schema_texts(tool.schema):
+            from_tools += orders_in(text, f"{where} of {tool.name}", tool.name)
+        for where, text in schema_texts(tool.output_schema, "the output schema"):
             from_tools += orders_in(text, f"{where} of {tool.name}", tool.name)
     from_results = []
     names = {c.id: c.name for m in dialogue.messages for c in m.calls}

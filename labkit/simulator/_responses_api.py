@@ -88,6 +88,7 @@ class ResponsesAPI:
                 check_tool_name(t.get("name"), f"tools[{i}].name"),
                 t.get("description") or "",
                 t.get("parameters") or {},
+                t.get("output_schema") or {},
             )
             for i, t in enumerate(body.get("tools") or [])
         ]

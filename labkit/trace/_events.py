@@ -8,6 +8,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Iterator, Literal
 
 __all__ = ["ACTORS", "LARGE_TEXT", "Actor", "Event", "Trace", "by_reference"]
@@ -54,6 +55,14 @@ class Trace:
         self._lock = threading.Lock()
         self._t0 = time.monotonic()
         self.round = 0
+        self.redactors: list[Callable[[Any], Any]] = []
+        """What a defence withholds from recorded model output (notebook 07: the egress guard's rule)."""
+
+    def redacted(self, value: Any) -> Any:
+        """`value` (JSON-like) as the trace may keep it: every redactor applied."""
+        for redactor in self.redactors:
+            value = redactor(value)
+        return value
 
     def record(
         self,

@@ -32,6 +32,7 @@ class Kind(StrEnum):
     HOST_HINTS = "host.hints"
     HOST_TAINT = "host.taint"
     HOST_SANITIZE = "host.sanitize"
+    HOST_CONTEXT = "host.context"
     SKILL_CATALOG = "skill.catalog"
     SKILL_LOAD = "skill.load"
     SKILL_RESOURCE = "skill.resource"
@@ -75,6 +76,7 @@ _MEANINGS: dict[Kind, str] = {
     Kind.HOST_HINTS: N_("annotations of an untrusted server are ignored"),
     Kind.HOST_TAINT: N_("untrusted content entered the context"),
     Kind.HOST_SANITIZE: N_("hidden characters were removed from a result"),
+    Kind.HOST_CONTEXT: N_("servers' instructions the host put in the system prompt"),
     Kind.SKILL_CATALOG: N_("tier 1: the skill catalog in the system prompt"),
     Kind.SKILL_LOAD: N_("tier 2: a skill's body loaded"),
     Kind.SKILL_RESOURCE: N_("tier 3: a skill's file read"),

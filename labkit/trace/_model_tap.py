@@ -79,7 +79,8 @@ class ModelTap(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
         )
 
     def _record_response(self, response: httpx2.Response) -> None:
-        body = None if _is_event_stream(response) else _json_or_text(response.content)
+        # What the model wrote is recorded as the trace may keep it: a secret a defence withholds never lands here.
+        body = None if _is_event_stream(response) else self.trace.redacted(_json_or_text(response.content))
         calls = _tool_calls(body) if response.status_code < 400 else []
         notes = response.headers.get("x-teaching-model-trace")
         self.trace.record(
@@ -93,7 +94,7 @@ class ModelTap(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
             status=response.status_code,
             call_ids=[call_id for call_id, _ in calls] or None,
             simulated=response.headers.get("x-teaching-model") == "simulated" or None,
-            decision=json.loads(notes) if notes else None,
+            decision=self.trace.redacted(json.loads(notes)) if notes else None,
         )
 
 

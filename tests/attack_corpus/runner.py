@@ -250,8 +250,14 @@ async def _one_run(entry: Entry, data: Path, asked: list[Asked], policy: GatePol
         opened = Host(trace, _specs(entry, data), policy=policy, guards=guards, elicit=elicit, **host_options)
     with anyio.fail_after(RUN_TIMEOUT):
         async with opened as host:
-            client = make_client("anthropic", trace=trace, scenario="naive", env={})
-            conversation = Conversation(client, MODEL_NAME, host.tools, system=SYSTEM)
+            provider = "anthropic" if entry.api == "anthropic" else "openai"
+            client = make_client(provider, trace=trace, scenario="naive", env={})
+            # A host like the desktop ones: the servers' instructions go into the system prompt.
+            conversation = Conversation(client, MODEL_NAME, host.tools, system=host.system_prompt(SYSTEM),
+                                        api=entry.api)
+            for kind, server, what in entry.loads:  # what the user picked from the server's prompts or resources
+                loaded = host.load_prompt(server, what) if kind == "prompt" else host.load_resource(server, what)
+                conversation.add_user(await loaded)
             result = await host.run(entry.task, conversation)
     return trace, result
 

@@ -33,6 +33,7 @@ ALWAYS_BLOCKED = {
     "forge_sibling_trace": "each server reports into a folder of its own; a line in another's file is never its",
     "forge_user_consent": "a server's report claiming the user or the host acted is recorded as tap.forged",
     "forge_minted_state": "an attack server is never given the sealing key, so it cannot mint a state",
+    "escape_chart_space": "the charts server refuses to save into a space folder replaced by a link",
 }
 RESIDUAL = {
     "hijack_outscore": "tool choice: a tool written to out-score the trusted one wins with no instruction at all; "
