@@ -113,7 +113,7 @@ def _chart_name(service: str, start: datetime, end: datetime) -> str:
 
 
 def _not_chosen(action: str) -> ToolError:
-    return ToolError(f"chart not saved: the question {QUESTION!r} was answered with {action!r}, not a space")
+    return ToolError(f"chart not saved: the question {_(QUESTION)!r} was answered with {action!r}, not a space")
 
 
 def _chosen_space(answer: object) -> Space:
@@ -130,7 +130,7 @@ async def _ask_space_legacy(ctx: Context) -> Space:
     """Ask with a server-to-client elicitation/create request (2025-11-25 era)."""
     # The spec forbids sending a request type the client did not declare; say so instead of failing on the wire.
     if not declares_form_elicitation(ctx):
-        raise ToolError(f"chart not saved: this client cannot answer the question {QUESTION!r} (no elicitation)")
+        raise ToolError(f"chart not saved: this client cannot answer the question {_(QUESTION)!r} (no elicitation)")
     try:
         answer = await ctx.elicit(_(QUESTION), SpaceChoice)
     except ValueError:
@@ -178,7 +178,7 @@ def build_server() -> MCPServer:
             answer = (ctx.input_responses or {}).get(_SPACE_KEY)
             if answer is None:
                 if not declares_form_elicitation(ctx):
-                    raise missing_form_elicitation(QUESTION)
+                    raise missing_form_elicitation(_(QUESTION))
                 schema = render_elicitation_schema(SpaceChoice)
                 question = ElicitRequestFormParams(message=_(QUESTION), requested_schema=schema)
                 return InputRequiredResult(
