@@ -108,7 +108,9 @@ def _memory_report(memory, notebook: str) -> None:
     report = memory.report()
     (SHOTS / f"memory_{notebook}.json").write_text(json.dumps(report, indent=1))
     print(f"memory while running notebook {notebook}:", report)
-    assert report["kernel_tree_peak_rss_mb"] <= MEMORY_LIMIT_MB, report
+    # Held on PSS, what the pod is charged: the lab's servers are forked from the kernel's warm Python and share
+    # its pages, which a sum of RSS counts once per process (04: 632 MB summed RSS, 456 MB PSS).
+    assert report["kernel_tree_peak_pss_mb"] <= MEMORY_LIMIT_MB, report
 
 
 ACTORS = ("User", "Host", "Model", "MCP client", "MCP server", "Business system")
