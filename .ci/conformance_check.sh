@@ -53,8 +53,10 @@ start_server() {
   LABKIT_DATA_DIR="$WORK/data-$1" "$PYTHON" -m "servers.$1" --http --port "$port" >"$WORK/$1.log" 2>&1 &
   SERVER_PID=$!
   URL="http://127.0.0.1:$port/mcp"
-  for _ in $(seq 100); do
+  # up to 60 s: CI runs this beside the test suites, where a cold start (mcp, uvicorn) takes longer
+  for _ in $(seq 600); do
     (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
+    kill -0 "$SERVER_PID" 2>/dev/null || break
     sleep 0.1
   done
   echo "FAIL  $1 did not listen on port $port"; cat "$WORK/$1.log"; return 1
