@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from typing import Any
@@ -64,3 +65,17 @@ async def test_with_warm_start_off_a_lab_server_starts_cold(monkeypatch: pytest.
     warm = await _started_with(ServerSpec(ENV_SERVER), "PATH")
     assert any(arg.endswith("_supervisor.py") for arg in cold["parent"])
     assert any(arg.endswith("_warm_python.py") for arg in warm["parent"])
+
+
+async def test_where_the_warm_python_cannot_listen_servers_start_cold(monkeypatch: pytest.MonkeyPatch) -> None:
+    import labkit.host._warm as warm
+
+    def no_seqpacket(*args: Any, **kwargs: Any) -> Any:
+        raise OSError(97, "Address family not supported by protocol")
+
+    monkeypatch.setattr(warm, "_current", None)
+    monkeypatch.setattr(warm.socket, "socket", no_seqpacket)
+    assert warm.warm_socket(os.getcwd()) is None
+    monkeypatch.undo()
+    cold = await _started_with(ServerSpec(ENV_SERVER), "PATH")
+    assert cold["value"]  # it started, and answered

@@ -59,7 +59,11 @@ def warm_socket(pythonpath: str) -> str | None:
         return None
     with _starting:
         if _current is None or not _current.serves(pythonpath):
-            _current = _WarmPython(pythonpath)
+            try:
+                _current = _WarmPython(pythonpath)
+            except OSError:  # a machine without abstract sockets or SOCK_SEQPACKET: start cold, as before
+                _current = None
+                return None
         return _current.socket
 
 
