@@ -59,6 +59,7 @@ start_server() {
     kill -0 "$SERVER_PID" 2>/dev/null || break
     sleep 0.1
   done
+  kill "$SERVER_PID" 2>/dev/null
   echo "FAIL  $1 did not listen on port $port"; cat "$WORK/$1.log"; return 1
 }
 

@@ -17,6 +17,7 @@ import subprocess
 import sys
 
 _PR_SET_PDEATHSIG = 1
+_KILL_AFTER_S = 5
 _CHUNK = 1 << 16
 _MEASURE_UP_TO = 1 << 30  # a line that never ends is measured this far, then reported as "at least"
 
@@ -100,8 +101,15 @@ def main() -> int:
         _write(status_file, {"started": False, "error": f"{type(error).__name__}: {error.strerror or error}"})
         print(f"cannot start {command[0]!r}: {error.strerror or error}", file=sys.stderr)
         return 127
+    def forward(number: int, _frame: object) -> None:
+        child.send_signal(number)
+        # A server that does not stop by then is killed: e.g. an HTTP server whose graceful shutdown waits
+        # on a request from a client that died with the host.
+        signal.alarm(_KILL_AFTER_S)
+
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, lambda number, _frame: child.send_signal(number))
+        signal.signal(sig, forward)
+    signal.signal(signal.SIGALRM, lambda _number, _frame: child.send_signal(signal.SIGKILL))
     try:
         cut = _pump(child.stdout.fileno(), max_line) if max_line else None
     except BrokenPipeError:  # the host closed its end: it is stopping the server
