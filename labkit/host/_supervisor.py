@@ -43,9 +43,6 @@ class _WarmChild:
         except ProcessLookupError:
             pass
 
-    def terminate(self) -> None:
-        self.send_signal(signal.SIGTERM)
-
     def wait(self) -> int:
         reply = self.connection.recv(4096)
         # No reply: the warm Python died, and its children with it (they die with their parent).
@@ -101,24 +98,25 @@ def main() -> int:
         _write(status_file, {"started": False, "error": f"{type(error).__name__}: {error.strerror or error}"})
         print(f"cannot start {command[0]!r}: {error.strerror or error}", file=sys.stderr)
         return 127
-    def forward(number: int, _frame: object) -> None:
+
+    def stop(number: int = signal.SIGTERM, _frame: object = None) -> None:
         child.send_signal(number)
         # A server that does not stop by then is killed: e.g. an HTTP server whose graceful shutdown waits
         # on a request from a client that died with the host.
         signal.alarm(_KILL_AFTER_S)
 
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, forward)
+        signal.signal(sig, stop)
     signal.signal(signal.SIGALRM, lambda _number, _frame: child.send_signal(signal.SIGKILL))
     try:
         cut = _pump(child.stdout.fileno(), max_line) if max_line else None
     except BrokenPipeError:  # the host closed its end: it is stopping the server
         cut = None
-        child.terminate()
+        stop()
     if cut is not None:
         _write(status_file, {"started": True, "cut": cut})
         os.close(sys.stdout.fileno())  # the host sees the connection end only once the note is there
-        child.terminate()
+        stop()
     code = child.wait()
     _write(status_file, {"started": True, "returncode": code, **({"cut": cut} if cut is not None else {})})
     return code if code >= 0 else 128 - code
