@@ -22,6 +22,11 @@ def build_server() -> MCPServer:
         """The value of one environment variable, the working folder, the arguments and the process id."""
         return StartedWith(value=os.environ.get(name), cwd=os.getcwd(), argv=sys.argv[1:], pid=os.getpid())
 
+    @mcp.tool()
+    def imported(module: str) -> bool:
+        """Whether `module` is in this process's `sys.modules` (inherited from the warm Python, or imported since)."""
+        return module in sys.modules
+
     return mcp
 
 

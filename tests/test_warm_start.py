@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import sys
 from typing import Any
 
@@ -13,7 +14,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import stdio_client
 
-from labkit.host import ServerSpec, stdio_params
+from labkit.host import ServerSpec, http_server, stdio_params
 from labkit.host._warm import WARM_START_ENV, warm_python_pid
 
 LIMIT = 60
@@ -79,3 +80,34 @@ async def test_where_the_warm_python_cannot_listen_servers_start_cold(monkeypatc
     monkeypatch.undo()
     cold = await _started_with(ServerSpec(ENV_SERVER), "PATH")
     assert cold["value"]  # it started, and answered
+
+
+async def _has_imported(spec: ServerSpec, module: str) -> bool:
+    with anyio.fail_after(LIMIT):
+        async with Client(stdio_client(stdio_params(spec))) as client:
+            return (await client.call_tool("imported", {"module": module})).structured_content["result"]
+
+
+async def test_once_the_warm_python_is_idle_servers_are_forked_with_matplotlib_imported(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    module = "matplotlib.backends.backend_agg"
+    with anyio.fail_after(LIMIT):
+        while not await _has_imported(ServerSpec(ENV_SERVER), module):
+            await anyio.sleep(0.5)
+    monkeypatch.setenv(WARM_START_ENV, "0")
+    assert not await _has_imported(ServerSpec(ENV_SERVER), module), "a cold start imports it itself"
+
+
+async def test_a_server_started_without_a_status_note_leaves_dev_null_a_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Run as root (containers, CI), a note written "atomically" over /dev/null once replaced the device with a file.
+    for warm in ("1", "0"):
+        monkeypatch.setenv(WARM_START_ENV, warm)
+        assert await _started_with(ServerSpec(ENV_SERVER), "PATH")
+        assert stat.S_ISCHR(os.stat(os.devnull).st_mode), f"{os.devnull} is no longer a device (warm start {warm})"
+
+
+def test_an_http_lab_server_is_forked_too_and_the_host_knows_it_listens_on_its_port() -> None:
+    with http_server("logs") as url:
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        listener = next(c.pid for c in psutil.net_connections("tcp") if c.laddr.port == port and c.status == "LISTEN")
+        assert psutil.Process(listener).ppid() == warm_python_pid() is not None

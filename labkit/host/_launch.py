@@ -20,7 +20,7 @@ from mcp import StdioServerParameters
 
 from .._i18n import language
 from ._message_limit import max_message_bytes
-from ._ports import listened_by_child
+from ._ports import listened_by
 from ._sandbox import sandboxed
 from ._start_errors import ServerStartError, StartRecord
 from ._tempdirs import LabTempDir
@@ -146,20 +146,20 @@ def stdio_params(
     spec = _as_spec(server, args, env)
     full_env = server_env(spec)
     cwd = spec.cwd or full_env.get(WORKDIR_ENV) or (str(REPO_ROOT) if spec.lab_server else None)
-    status = str(record.status_file) if record is not None else os.devnull
-    command = spec.command_line()
-    warm: list[str] = []
-    if spec.sandbox:
-        command = sandboxed(command, full_env, cwd, spec.hide)
-    elif spec.lab_server and full_env.get("PYTHONPATH") == str(REPO_ROOT) and (sock := warm_socket(str(REPO_ROOT))):
-        warm = ["--warm", sock]  # forked from a Python that has imported the SDK already (`_warm_python.py`)
+    status = str(record.status_file) if record is not None else _NO_STATUS
+    command = sandboxed(spec.command_line(), full_env, cwd, spec.hide) if spec.sandbox else spec.command_line()
     return StdioServerParameters(
         command=sys.executable,
-        args=["-I", "-S", _SUPERVISOR, status, "--max-line", str(max_message_bytes()), *warm, "--", *command],
+        args=["-I", "-S", _SUPERVISOR, status, "--max-line", str(max_message_bytes()), *_warm(spec, full_env), "--",
+              *command],
         env=full_env,
         cwd=cwd,
         encoding_error_handler="replace",
     )
+
+
+_NO_STATUS = "-"
+"""The supervisor's status-file argument when nobody reads its note."""
 
 
 def free_port() -> int:
@@ -188,10 +188,11 @@ def http_server(
     folder = LabTempDir("start")
     record = StartRecord(spec.name, spec.describe(), folder.path / "status.json", log)
     command = [*spec.command_line(), "--http", "--port", str(port)]
+    full_env = server_env(spec)
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-I", "-S", _SUPERVISOR, str(record.status_file), "--", *command],
-            env=server_env(spec), cwd=str(REPO_ROOT), stdout=subprocess.DEVNULL, stderr=log,
+            [sys.executable, "-I", "-S", _SUPERVISOR, str(record.status_file), *_warm(spec, full_env), "--", *command],
+            env=full_env, cwd=str(REPO_ROOT), stdout=subprocess.DEVNULL, stderr=log,
         )
         try:
             _wait_for_port(proc, port, start_timeout, record)
@@ -202,6 +203,15 @@ def http_server(
         folder.remove()
         if errlog is None:
             log.close()
+
+
+def _warm(spec: ServerSpec, env: Mapping[str, str]) -> list[str]:
+    """The supervisor's `--warm` argument where a lab server can be forked from a Python that has imported the SDK
+    already (`_warm_python.py`): not sandboxed, importing the lab from the lab's own folder."""
+    if spec.sandbox or not spec.lab_server or env.get("PYTHONPATH") != str(REPO_ROOT):
+        return []
+    sock = warm_socket(str(REPO_ROOT))
+    return ["--warm", sock] if sock else []
 
 
 def _installed(command: str) -> str:
@@ -228,7 +238,9 @@ def _wait_for_port(proc: subprocess.Popen, port: int, timeout: float, record: St
         except OSError:
             time.sleep(0.05)
             continue
-        if listened_by_child(proc.pid, port) is False:  # the supervisor's child is the server
+        # The supervisor notes its server's pid as it starts it (a child of its own, or of the warm Python).
+        server = (record.status() or {}).get("pid", proc.pid)
+        if listened_by(server, port) is False:
             _stop(proc)
             raise ServerStartError.from_record(record, f"port {port} on 127.0.0.1 is already used by another program")
         return

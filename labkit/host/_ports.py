@@ -5,19 +5,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["listened_by_child"]
+__all__ = ["listened_by"]
 
 _LISTEN = "0A"
 _TABLES = ("/proc/net/tcp", "/proc/net/tcp6")
 
 
-def listened_by_child(parent: int, port: int) -> bool | None:
-    """Whether a child of `parent` holds the socket listening on `port`; None where Linux's /proc cannot say."""
+def listened_by(server: int, port: int) -> bool | None:
+    """Whether process `server` or a child of it holds the socket listening on `port`; None where /proc cannot say."""
     inodes = _listening_sockets(port)
     if inodes is None:
         return None
     wanted = {f"socket:[{inode}]" for inode in inodes}
-    for child in _children(parent):
+    for child in [server, *_children(server)]:
         try:
             fds = os.listdir(f"/proc/{child}/fd")
         except OSError:

@@ -1,6 +1,6 @@
 """Runs one MCP server as its child: it dies with the host, bounds each line the server sends, and leaves its exit status where the host can read it.
 
-Started as a script (`python -I -S _supervisor.py STATUS_FILE [--max-line BYTES] [--warm SOCKET] -- COMMAND
+Started as a script (`python -I -S _supervisor.py STATUS_FILE|- [--max-line BYTES] [--warm SOCKET] -- COMMAND
 ARGS...`) so it imports only the standard library and costs a few milliseconds. Stdin and stderr are passed
 straight through; with `--max-line`, stdout is passed on as it arrives, and a line longer than BYTES ends the
 server: the status file notes the line's size (`cut`) before the host sees its stdout close. With `--warm`,
@@ -86,7 +86,7 @@ def main() -> int:
             warm = rest[1]
         rest = rest[2:]
     separator, *command = rest
-    assert separator == "--", "usage: _supervisor.py STATUS_FILE [--max-line BYTES] [--warm SOCKET] -- COMMAND ARGS..."
+    assert separator == "--", "usage: _supervisor.py STATUS_FILE|- [--max-line BYTES] [--warm SOCKET] -- COMMAND ARGS..."
     parent = os.getppid()
     _die_with_parent(signal.SIGTERM)
     if os.getppid() != parent:  # the host died before the line above took effect
@@ -98,6 +98,7 @@ def main() -> int:
         _write(status_file, {"started": False, "error": f"{type(error).__name__}: {error.strerror or error}"})
         print(f"cannot start {command[0]!r}: {error.strerror or error}", file=sys.stderr)
         return 127
+    _write(status_file, {"started": True, "pid": child.pid})
 
     def stop(number: int = signal.SIGTERM, _frame: object = None) -> None:
         child.send_signal(number)
@@ -153,6 +154,9 @@ def _write_all(data: bytes) -> None:
 
 
 def _write(path: str, status: dict) -> None:
+    # "-": nobody reads the note. (Never a device such as /dev/null: as root, replacing it replaces the device.)
+    if path == "-":
+        return
     # Written whole or not at all: the host may read it while the server is still stopping.
     with open(path + ".part", "w", encoding="utf-8") as handle:
         json.dump(status, handle)

@@ -9,6 +9,8 @@ and, later, its exit status. A child dies with this process, and is killed if it
 
 Only third-party modules are imported ahead: the lab's own modules read their environment (the
 learner's language, the data folder) when imported, so they are imported by each child, after fork.
+The SDK is imported before the first request is served; matplotlib (the charts server's first chart)
+is imported later, one module at a time whenever no request is waiting, so it never delays a start.
 """
 
 import ctypes
@@ -24,6 +26,7 @@ import time
 import traceback
 
 _PRELOADED = ("anyio", "pydantic", "sqlite3", "mcp", "mcp.server.mcpserver", "mcp.server.stdio")
+_WHEN_IDLE = ("matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg")
 _PR_SET_PDEATHSIG = 1
 _MAX_REQUEST = 1 << 20
 
@@ -100,8 +103,12 @@ def serve(listener: socket.socket) -> None:
     selector.register(sys.stdin.fileno(), selectors.EVENT_READ, "host")
     children: dict[int, socket.socket] = {}  # child pid -> its supervisor's connection
     owner = os.getpid()
+    later = list(_WHEN_IDLE)
     while True:
-        for key, _ in selector.select(timeout=0.2):
+        ready = selector.select(timeout=0.2)
+        if not ready and later:
+            _import_quietly(later.pop(0))
+        for key, _ in ready:
             if key.data == "accept":
                 connection, _ = listener.accept()
                 if _peer_uid(connection) != os.getuid():
@@ -141,6 +148,13 @@ def serve(listener: socket.socket) -> None:
             connection = children.pop(pid, None)
             if connection is not None:
                 _send(connection, {"returncode": os.waitstatus_to_exitcode(status)})
+
+
+def _import_quietly(name: str) -> None:
+    try:
+        __import__(name)
+    except Exception:  # noqa: BLE001 - a child that needs it imports it itself and reports the error there
+        pass
 
 
 def main() -> None:
