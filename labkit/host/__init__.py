@@ -41,6 +41,7 @@ from ._message_limit import MAX_RESULT_BYTES_ENV, ServerMessageTooLarge, max_mes
 from ._model_clients import ENV_VAR, ModelSelection, Provider, model_client, select_model
 from ._pool import HOST_SERVER, Route, ServerPool
 from ._progress import Progress, progress
+from ._rerun import Waited, wait_for_click
 from ._router import ToolRouter, result_as_data, truncate
 from ._sandbox import Confinement, confinement, sandboxed
 from ._start_errors import ServerStartError
@@ -99,6 +100,7 @@ __all__ = [
     "ToolResult",
     "ToolRouter",
     "Turn",
+    "Waited",
     "argument_hash",
     "check_call",
     "confinement",
@@ -131,6 +133,7 @@ __all__ = [
     "strict_schema",
     "to_mcp_call",
     "truncate",
+    "wait_for_click",
     "widget_form",
     "wire_tool",
 ]

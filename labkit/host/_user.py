@@ -14,14 +14,13 @@ from mcp_types import ElicitResult
 from labkit._i18n import _
 
 from ._host import FORM_ABOUT, Asker, Elicitor
+from ._rerun import Waited, replaces_declined_form, wait_for_click
 
 __all__ = [
     "SCRIPTED_USER_ENV", "elicitation_callback", "scripted_answers", "scripted_form", "scripted_user_active", "widget_form",
 ]
 
 SCRIPTED_USER_ENV = "LABKIT_SCRIPTED_USER"
-_OPEN: dict[int, asyncio.Future[dict[str, Any] | None]] = {}
-"""Every form still waiting for a click: a newer form (Run All again) declines them, so no run waits on a lost form."""
 _IDS = itertools.count(1)
 
 
@@ -64,7 +63,7 @@ def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor
     The form scrolls itself into view and says which call asked and why. Enums become radio
     buttons, booleans a checkbox, numbers and strings text boxes, preset to the schema's default.
     Submit is refused, with the reason, until the answer fits the schema. Decline, no answer
-    within `timeout` seconds, or a newer form (Run All again) declines. Where nobody can click
+    within `timeout` seconds, or running the form's cell again (Run All twice) declines. Where nobody can click
     (`LABKIT_SCRIPTED_USER=1`, set by CI), `scripted` is filled in and submitted, and the form says so.
     """
 
@@ -73,8 +72,6 @@ def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor
         from IPython.display import Javascript, display
 
         form_id = next(_IDS)
-        for earlier in _OPEN.values():
-            earlier.done() or earlier.set_result(None)
         about = FORM_ABOUT.get()
         fields = {name: _field(name, spec) for name, spec in (schema.get("properties") or {}).items()}
         submit = widgets.Button(description=_("Submit"), button_style="primary")
@@ -84,6 +81,9 @@ def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor
             timeout=timeout))
         title = _("► Your answer is needed: {message}").format(message=html.escape(message))
         why = _("<br><small>asked by {about}</small>").format(about=html.escape(about)) if about else ""
+        if not scripted_user_active() and replaces_declined_form():
+            why += _("<br><small>↻ this is the new run's form: the earlier one was declined when you ran the cells "
+                     "again</small>")
         script = widgets.Output()
         form = widgets.VBox([widgets.HTML(f"<b>{title}</b>{why}"), *fields.values(),
                              widgets.HBox([submit, decline]), status, script])
@@ -96,18 +96,10 @@ def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor
             status.value = _("answered by the scripted user (CI): {scripted}").format(scripted=scripted)
             _close(fields, submit, decline)
             return dict(scripted)
-        form._view_count = 0  # the frontend reports views: a cleared output (Run All again) drops it to 0
         display(_Shown(form))
         with script:
             display(Javascript(_BRING_INTO_VIEW % form_id))
         answer: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
-        _OPEN[form_id] = answer
-        seen = {"views": False}
-
-        def on_views(change: dict[str, Any]) -> None:
-            seen["views"] = seen["views"] or (change["new"] or 0) > 0
-            if seen["views"] and not change["new"] and not answer.done():
-                answer.set_result(None)
 
         def on_submit(_button: Any) -> None:
             given = {n: f.value for n, f in fields.items() if f.value is not None}
@@ -117,18 +109,15 @@ def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor
             elif not answer.done():
                 answer.set_result(given)
 
-        form.observe(on_views, names="_view_count")
         submit.on_click(on_submit)
         decline.on_click(lambda _: answer.done() or answer.set_result(None))
-        try:
-            # No "never drawn" cut-off: JupyterLab draws a cell's output only when it scrolls near it.
-            result = await asyncio.wait_for(answer, timeout)
-        except asyncio.TimeoutError:
-            result = None
-        finally:
-            _OPEN.pop(form_id, None)
+        # No "never drawn" cut-off: JupyterLab draws a cell's output only when it scrolls near it.
+        waited = await wait_for_click(answer, timeout)
+        result = answer.result() if waited is Waited.ANSWERED else None
         status.value = f"submitted: {result}" if result is not None else (
             _("declined: nothing was sent to the server as an answer, so the server will not do what it asked about"))
+        if waited is Waited.RUN_AGAIN:
+            status.value += _(" (you ran this cell again while the form waited)")
         _close(fields, submit, decline)
         return result
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from labkit._i18n import _
 
-from ..host import argument_hash, scripted_user_active
+from ..host import Waited, argument_hash, scripted_user_active, wait_for_click
 from ..trace import Trace
 from ._hidden import count_hidden, reveal
 from ._scanner import POWER_NAME
@@ -174,11 +174,11 @@ class ApprovalDesk:
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         approve.on_click(lambda _: answer.done() or answer.set_result(True))
         refuse.on_click(lambda _: answer.done() or answer.set_result(False))
-        try:
-            clicked = await asyncio.wait_for(answer, self.timeout)
-        except TimeoutError:
-            clicked = False
+        waited = await wait_for_click(answer, self.timeout)
+        clicked = waited is Waited.ANSWERED and answer.result()
         for button in (approve, refuse):
             button.disabled = True
         status.value = (if_yes or "approved") if clicked else "refused"
-        return clicked, _("your click") if clicked or answer.done() else _("no answer in time"), "person"
+        why = {Waited.ANSWERED: _("your click"), Waited.TIMED_OUT: _("no answer in time"),
+               Waited.RUN_AGAIN: _("its cell was run again while it waited")}[waited]
+        return clicked, why, "person"

@@ -81,7 +81,7 @@ def table_overflow(panel: Locator) -> list[float]:
             for t in panel.locator("table.labkit-events").all()]
 
 
-def test_03_run_all_brings_the_form_into_view_and_a_click_answers_it(page: Page, lab) -> None:
+def test_03_run_all_brings_the_form_into_view_run_all_again_replaces_it_and_a_click_answers_it(page: Page, lab) -> None:
     path = "notebooks/03_nineteen_steps.ipynb"
     panel = open_notebook(page, lab.url, path)
     menu(page, "Edit", "Clear Outputs of All Cells")
@@ -90,11 +90,16 @@ def test_03_run_all_brings_the_form_into_view_and_a_click_answers_it(page: Page,
     shoot(page, "learner_03_first_form_in_view")
     expect(first).to_contain_text("round 2 of the render_error_trend call to the charts server, 2026-07-28")
     assert first.get_by_role("radio", name="personal").is_checked(), "the schema's default is preselected"
-    # Run All again while the form waits is not tested: JupyterLab clears the form's output without telling
-    # the kernel, so the waiting cell keeps the queue (see the note on issue 19).
-    first.get_by_role("radio", name="team").check()
-    first.get_by_role("button", name="Submit").click()
-    expect(first).to_contain_text("submitted: {'space': 'team'}")
+    # The natural reaction to a run that seems stuck: Run All again. JupyterLab clears the waiting form.
+    menu(page, "Run", "Run All Cells")
+    expect(first).to_have_count(0)
+    again = visible_form(page, panel)
+    shoot(page, "learner_03_form_after_run_all_again")
+    expect(again).to_contain_text("this is the new run's form: the earlier one was declined")
+    expect(panel.get_by_text("You ran the cells again while a form was waiting")).to_have_count(1)
+    again.get_by_role("radio", name="team").check()
+    again.get_by_role("button", name="Submit").click()
+    expect(again).to_contain_text("submitted: {'space': 'team'}")
     wait_all_done(page, panel, path)
     assert errors_in(panel) == []
     expect(panel.locator(".jp-OutputArea-output").filter(has_text="saved to spaces/team/").first).to_be_visible()

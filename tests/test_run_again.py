@@ -1,0 +1,130 @@
+"""Run All twice while a form waits, in a real ipykernel driven as JupyterLab drives it (cell ids in each request)."""
+
+from __future__ import annotations
+
+import os
+import queue
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from jupyter_client.manager import start_new_kernel
+
+from labkit.host import REPO_ROOT, SCRIPTED_USER_ENV
+
+FORM_CELL = """
+from labkit.host import widget_form
+schema = {"type": "object", "properties": {"space": {"type": "string", "enum": ["personal", "team"],
+          "default": "personal"}}, "required": ["space"]}
+answer = await widget_form({"space": "team"}, timeout=120)("Where should the chart go?", schema)
+print("answer:", answer)
+"""
+NEXT_CELL = 'print("the next cell ran")'
+HANG_GUARD_S = 60
+
+
+class Kernel:
+    """A real kernel, the requests sent to it, and what it published for each."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.published: dict[str, list[dict[str, Any]]] = defaultdict(list)
+
+    def run(self, code: str, cell_id: str) -> str:
+        content = {"code": code, "silent": False, "store_history": True, "user_expressions": {},
+                   "allow_stdin": False, "stop_on_error": True}
+        message = self.client.session.msg("execute_request", content, metadata={"cellId": cell_id})
+        self.client.shell_channel.send(message)
+        return message["header"]["msg_id"]
+
+    def click(self, comm_id: str) -> None:
+        data = {"method": "custom", "content": {"event": "click"}}
+        self.client.shell_channel.send(self.client.session.msg("comm_msg", {"comm_id": comm_id, "data": data}))
+
+    def until(self, done: Callable[[], bool], what: str) -> None:
+        deadline = time.monotonic() + HANG_GUARD_S
+        while not done():
+            if time.monotonic() > deadline:
+                printed = {request: self.printed(request) for request in self.published}
+                pytest.fail(f"the kernel never {what}; it printed, by request: {printed}")
+            self._drain()
+
+    def _drain(self) -> None:
+        try:
+            message = self.client.iopub_channel.get_msg(timeout=0.1)
+        except queue.Empty:
+            return
+        self.published[message["parent_header"].get("msg_id", "")].append(message)
+
+    def finished(self, request: str) -> bool:
+        """The kernel went idle after `request`: everything it printed has been published."""
+        return any(m["msg_type"] == "status" and m["content"]["execution_state"] == "idle"
+                   for m in self.published[request])
+
+    def printed(self, request: str) -> str:
+        return "".join(m["content"]["text"] for m in self.published[request] if m["msg_type"] == "stream")
+
+    def shows_form(self, request: str) -> bool:
+        """The form is on display (every widget of it was opened before)."""
+        return any(m["msg_type"] == "display_data" and "application/vnd.jupyter.widget-view+json" in m["content"]["data"]
+                   for m in self.published[request])
+
+    def form_text(self, request: str) -> str:
+        return " ".join(m["content"]["data"]["state"].get("value", "") for m in self.published[request]
+                        if m["msg_type"] == "comm_open" and m["content"]["data"]["state"].get("_model_name") == "HTMLModel")
+
+    def button(self, request: str, name: str) -> str | None:
+        for message in self.published[request]:
+            state = message["content"].get("data", {}).get("state", {}) if message["msg_type"] == "comm_open" else {}
+            if state.get("_model_name") == "ButtonModel" and state.get("description") == name:
+                return message["content"]["comm_id"]
+        return None
+
+
+@pytest.fixture
+def kernel(tmp_path) -> Iterator[Kernel]:
+    env = {**os.environ, SCRIPTED_USER_ENV: "0", "PYTHONPATH": str(REPO_ROOT), "LABKIT_LANG": "en"}
+    manager, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path), env=env)
+    try:
+        yield Kernel(client)
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
+def test_running_the_cells_again_declines_the_waiting_form_skips_the_stale_run_and_asks_afresh(kernel) -> None:
+    first_form, first_next = kernel.run(FORM_CELL, "form"), kernel.run(NEXT_CELL, "next")
+    kernel.until(lambda: kernel.shows_form(first_form), "showed the form")
+    again_form, again_next = kernel.run(FORM_CELL, "form"), kernel.run(NEXT_CELL, "next")
+
+    kernel.until(lambda: kernel.shows_form(again_form), "showed the second run's form")
+    kernel.until(lambda: kernel.finished(first_form), "ended the first run's form cell")
+    assert "answer: None" in kernel.printed(first_form), "the first form gave way (declined) instead of waiting"
+    kernel.until(lambda: kernel.finished(first_next), "answered the first run's next cell")
+    assert kernel.printed(first_next) == "", "the first run's re-queued next cell was skipped"
+    kernel.until(lambda: "↻" in kernel.printed(again_form), "said that the earlier run gave way")
+    note = kernel.printed(again_form)
+    assert "1 cell of the earlier run was skipped" in note and "answer:" not in note
+
+    assert "the earlier one was declined" in kernel.form_text(again_form)
+    assert "declined" not in kernel.form_text(first_form)
+
+    kernel.click(kernel.button(again_form, "Submit"))
+    kernel.until(lambda: kernel.finished(again_next), "ran the second run to its end")
+    assert "answer: {'space': 'personal'}" in kernel.printed(again_form), "the preselected default was submitted"
+    assert kernel.printed(again_next) == "the next cell ran\n"
+
+
+def test_another_cell_queued_behind_a_form_leaves_the_form_waiting(kernel) -> None:
+    form = kernel.run(FORM_CELL, "form")
+    kernel.until(lambda: kernel.shows_form(form), "showed the form")
+    other = kernel.run(NEXT_CELL, "other")
+    time.sleep(1.5)  # several of the form's polls see the queued request of another cell
+    assert "answer:" not in kernel.printed(form), "the form still waits"
+
+    kernel.click(kernel.button(form, "Decline"))
+    kernel.until(lambda: kernel.finished(other), "ran the other cell after the form")
+    assert "answer: None" in kernel.printed(form) and "ran this" not in kernel.printed(form)
+    assert kernel.printed(other) == "the next cell ran\n"
