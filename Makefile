@@ -27,7 +27,7 @@ env: $(STAMP) $(LAB_SETTINGS)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # `make lab LANG=zh_CN` (or a Chinese locale) opens the Chinese edition.
-START := $(if $(filter zh%,$(LANG)),notebooks/zh-CN/00_start_here.ipynb,notebooks/00_start_here.ipynb)
+START := $(if $(filter zh%,$(LANG)),zh-CN/notebooks/00_start_here.ipynb,notebooks/00_start_here.ipynb)
 
 lab: $(STAMP) $(LAB_SETTINGS)
 	$(VENV)/bin/jupyter lab $(ROOT_FLAG) $(START)

@@ -70,5 +70,12 @@ props = json.load(sys.stdin)['schema']['properties']
 news, updates = props['fetchNews']['default'], props['checkForUpdates']['default']
 print(f'fetchNews default: {news!r}, checkForUpdates default: {updates!r}')
 sys.exit(0 if news == 'false' and updates is False else 1)" || fail "the pop-ups are still on"
-curl -sf -o /dev/null "http://127.0.0.1:$port/lab/tree/notebooks/00_start_here.ipynb" || fail "/lab/tree/... did not open"
+step "each Binder badge of README.md opens a notebook that exists"
+badges=$(grep -o 'urlpath=lab/tree/[^)]*' README.md | cut -d/ -f3-)
+[ -n "$badges" ] || fail "no Binder badge with a urlpath in README.md"
+for notebook in $badges; do
+  curl -sf -o /dev/null "http://127.0.0.1:$port/lab/tree/$notebook" || fail "/lab/tree/$notebook did not open"
+  curl -sf -o /dev/null "http://127.0.0.1:$port/api/contents/$notebook?content=0" || fail "$notebook is not in the repo"
+  echo "opens: $notebook"
+done
 echo "binder check passed"

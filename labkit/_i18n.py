@@ -12,19 +12,19 @@ import gettext
 import os
 from pathlib import Path
 
-__all__ = ["LANGUAGES", "N_", "_", "in_language", "language", "ngettext"]
+__all__ = ["LANGUAGES", "N_", "_", "folder_language", "in_language", "language", "ngettext"]
 
 LANGUAGES = ("en", "zh_CN")
 DOMAIN = "labkit"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 _ALIASES = {"en": "en", "en_us": "en", "en_gb": "en", "c": "en", "zh": "zh_CN", "zh_cn": "zh_CN",
             "zh_hans": "zh_CN", "zh_hans_cn": "zh_CN"}
-# A generated Chinese notebook lives under notebooks/zh-CN/; its kernel starts in that folder.
+# The generated Chinese notebooks live in zh-CN/notebooks/ and zh-CN/solutions/; a kernel starts in its own folder.
 _CHINESE_FOLDER = "zh-CN"
 
 
 def language() -> str:
-    """The language labkit speaks: `LABKIT_LANG` if set, else zh_CN inside `notebooks/zh-CN/`, else en (notebook 00)."""
+    """The language labkit speaks: `LABKIT_LANG` if set, else zh_CN in the `zh-CN/` tree, else en (notebook 00)."""
     chosen = os.environ.get("LABKIT_LANG", "").strip()
     if chosen:
         key = chosen.split(".")[0].replace("-", "_").lower()
@@ -34,12 +34,17 @@ def language() -> str:
     return _STARTED_IN
 
 
+def folder_language(folder: Path) -> str:
+    """The language of the notebooks in `folder`: zh_CN for `zh-CN/` and the folders in it, else en."""
+    # Only the last two parts count: an English lesson stays English in a clone kept under a folder named zh-CN.
+    return "zh_CN" if _CHINESE_FOLDER in folder.parts[-2:] else "en"
+
+
 def _folder_language() -> str:
     try:
-        inside_chinese = _CHINESE_FOLDER in Path.cwd().parts
+        return folder_language(Path.cwd())
     except OSError:  # the working folder was removed under us
-        inside_chinese = False
-    return "zh_CN" if inside_chinese else "en"
+        return "en"
 
 
 # Read once, where the kernel started: a lesson that changes folder (notebook 08) keeps its language.

@@ -16,7 +16,7 @@ from types import ModuleType
 import pytest
 from babel.messages.pofile import read_po, write_po
 
-from labkit._i18n import language
+from labkit._i18n import folder_language, language
 from labkit.lessons import TODO, check
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,10 +64,10 @@ def test_each_translation_keeps_the_placeholders_of_its_message() -> None:
 def test_the_completeness_check_fails_when_one_translation_is_removed(tmp_path: Path, monkeypatch) -> None:
     tool = _tool()
     shutil.copytree(ROOT / "labkit", tmp_path / "labkit", ignore=shutil.ignore_patterns("__pycache__"))
-    for shared in ("notebooks", "locale", "README.md"):  # read only: linked, not copied
+    for shared in ("notebooks", "solutions", "zh-CN", "locale", "README.md"):  # read only: linked, not copied
         (tmp_path / shared).symlink_to(ROOT / shared)
-    for name, path in {"ROOT": tmp_path, "NOTEBOOKS": tmp_path / "notebooks", "LOCALE": tmp_path / "locale",
-                       "LABKIT_LOCALE": tmp_path / "labkit" / "locale"}.items():
+    for name, path in {"ROOT": tmp_path, "NOTEBOOKS": tmp_path / "notebooks", "SOLUTIONS": tmp_path / "solutions",
+                       "LOCALE": tmp_path / "locale", "LABKIT_LOCALE": tmp_path / "labkit" / "locale"}.items():
         monkeypatch.setattr(tool, name, path)
     po_path = tmp_path / "labkit" / "locale" / "zh_CN" / "LC_MESSAGES" / "labkit.po"
     with po_path.open("rb") as handle:
@@ -97,15 +97,30 @@ def test_an_unknown_labkit_lang_is_refused_naming_the_languages(monkeypatch) -> 
         language()
 
 
-def test_a_process_started_in_a_chinese_notebook_folder_speaks_chinese(tmp_path: Path) -> None:
-    folder = tmp_path / "notebooks" / "zh-CN"
-    folder.mkdir(parents=True)
+def _check_said_in(folder: Path) -> str:
+    """What a check says in a Python process started in `folder` with no LABKIT_LANG (a kernel of a notebook there)."""
+    folder.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if k != "LABKIT_LANG"} | {"PYTHONPATH": str(ROOT)}
-    said = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", "from labkit.lessons import TODO, check; print(repr(check('00.1', TODO)))"],
         cwd=folder, env=env, capture_output=True, text=True, timeout=120, check=True,
     ).stdout
-    assert said.startswith("练习 00.1：尚未作答。")
+
+
+@pytest.mark.parametrize("folder", ["zh-CN/notebooks", "zh-CN/solutions"])
+def test_a_process_started_in_a_chinese_notebook_folder_speaks_chinese(tmp_path: Path, folder: str) -> None:
+    assert _check_said_in(tmp_path / "lab" / folder).startswith("练习 00.1：尚未作答。")
+
+
+@pytest.mark.parametrize("folder", ["notebooks", "solutions"])
+def test_an_english_notebook_folder_speaks_english_even_in_a_clone_under_zh_cn(tmp_path: Path, folder: str) -> None:
+    assert _check_said_in(tmp_path / "zh-CN" / "lab" / folder).startswith("Exercise 00.1: not yet answered.")
+
+
+def test_the_folders_of_the_lab_have_the_language_of_their_notebooks() -> None:
+    assert {path: folder_language(ROOT / path) for path in ("notebooks", "solutions", "zh-CN/notebooks",
+                                                            "zh-CN/solutions")} == {
+        "notebooks": "en", "solutions": "en", "zh-CN/notebooks": "zh_CN", "zh-CN/solutions": "zh_CN"}
 
 
 # Characters drawn as emoji by default (Unicode's Emoji_Presentation) and the emoji selector: a browser

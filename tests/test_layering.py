@@ -111,7 +111,7 @@ def test_every_facade_name_is_reachable_from_the_top(wing: str) -> None:
 
 def test_notebooks_import_only_from_facades() -> None:
     offending = []
-    for path in sorted((ROOT / "notebooks").rglob("*.ipynb")):
+    for path in sorted(p for folder in ("notebooks", "solutions", "zh-CN") for p in (ROOT / folder).rglob("*.ipynb")):
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
             if cell["cell_type"] != "code":
                 continue

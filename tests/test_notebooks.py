@@ -9,9 +9,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+REPO = Path(__file__).resolve().parent.parent
+NOTEBOOKS, SOLUTIONS = REPO / "notebooks", REPO / "solutions"
 LESSONS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
-ALL = LESSONS + sorted((NOTEBOOKS / "solutions").glob("*.ipynb"))
+ALL = LESSONS + sorted(SOLUTIONS.glob("*.ipynb"))
 _MAGIC = re.compile(r"^\s*[%!].*$", re.M)
 # A cell that writes a Python file (notebook 08's own server) is a program the lesson builds, not a kernel helper.
 _WRITES_A_SERVER = re.compile(r"%%writefile [\w-]+\.py\n")
@@ -28,10 +29,10 @@ def _tags(cell) -> set[str]:
 def test_there_are_lessons_and_each_has_a_solution():
     assert LESSONS, "no notebooks found"
     for lesson in LESSONS:
-        assert (NOTEBOOKS / "solutions" / lesson.name).exists(), f"{lesson.name} has no solution"
+        assert (SOLUTIONS / lesson.name).exists(), f"{lesson.name} has no solution"
 
 
-@pytest.mark.parametrize("path", ALL, ids=lambda p: str(p.relative_to(NOTEBOOKS)))
+@pytest.mark.parametrize("path", ALL, ids=lambda p: str(p.relative_to(REPO)))
 def test_no_helpers_are_defined_outside_exercise_cells(path):
     for index, cell in enumerate(_read(path).cells):
         if cell.cell_type != "code" or "exercise" in _tags(cell) or _WRITES_A_SERVER.match(cell.source):
@@ -44,7 +45,7 @@ def test_no_helpers_are_defined_outside_exercise_cells(path):
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
 def test_the_solution_differs_only_in_exercise_cells(path):
-    lesson, solution = _read(path).cells, _read(NOTEBOOKS / "solutions" / path.name).cells
+    lesson, solution = _read(path).cells, _read(SOLUTIONS / path.name).cells
     assert len(lesson) == len(solution), "the solution must have the same cells"
     exercises = 0
     for index, (mine, theirs) in enumerate(zip(lesson, solution)):
@@ -71,7 +72,7 @@ def test_each_lesson_has_the_required_sections(path):
     assert sum("<summary>Hint" in c.source for c in cells if c.cell_type == "markdown") >= 3
 
 
-@pytest.mark.parametrize("path", ALL, ids=lambda p: str(p.relative_to(NOTEBOOKS)))
+@pytest.mark.parametrize("path", ALL, ids=lambda p: str(p.relative_to(REPO)))
 def test_notebooks_are_committed_executed_stripped_and_small(path):
     notebook = _read(path)
     code = [c for c in notebook.cells if c.cell_type == "code" and "nbval-skip" not in _tags(c)]

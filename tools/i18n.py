@@ -2,7 +2,7 @@
 
     python tools/i18n.py extract   # templates (.pot) from the English sources; merge them into the .po files
     python tools/i18n.py compile   # labkit's .po -> .mo (what labkit reads at run time)
-    python tools/i18n.py build     # notebooks/zh-CN/ and README.zh-CN.md from the English sources + catalogs
+    python tools/i18n.py build     # zh-CN/{notebooks,solutions}/ and README.zh-CN.md from the English sources + catalogs
     python tools/i18n.py check     # exit 1 if any message is untranslated or fuzzy, or a generated file is stale
 
 The English notebooks are the source. A markdown cell is one message; a code cell is one message when it
@@ -29,7 +29,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = ROOT / "notebooks"
+NOTEBOOKS, SOLUTIONS = ROOT / "notebooks", ROOT / "solutions"
 LOCALE = ROOT / "locale"
 LABKIT_LOCALE = ROOT / "labkit" / "locale"
 LANGUAGE, FOLDER = "zh_CN", "zh-CN"
@@ -42,11 +42,11 @@ _CJK = re.compile(f"{_IDEOGRAPH.pattern}|{_CJK_PUNCTUATION.pattern}")
 
 
 def english_notebooks() -> list[Path]:
-    return sorted(NOTEBOOKS.glob("[0-9]*.ipynb")) + sorted((NOTEBOOKS / "solutions").glob("[0-9]*.ipynb"))
+    return sorted(NOTEBOOKS.glob("[0-9]*.ipynb")) + sorted(SOLUTIONS.glob("[0-9]*.ipynb"))
 
 
 def generated(source: Path) -> Path:
-    return NOTEBOOKS / FOLDER / source.relative_to(NOTEBOOKS)
+    return ROOT / FOLDER / source.relative_to(ROOT)
 
 
 def _has_prose(code: str) -> bool:

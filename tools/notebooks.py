@@ -22,7 +22,7 @@ import nbformat
 from jupyter_client.kernelspec import KernelSpecManager
 from nbclient import NotebookClient
 
-from labkit._i18n import in_language
+from labkit._i18n import folder_language, in_language
 
 _KERNEL = "python3"
 _KEEP_CELL_METADATA = ("tags",)
@@ -39,7 +39,7 @@ def execute(path: Path) -> float:
         notebook, timeout=600, kernel_name=_KERNEL, record_timing=False,
         resources={"metadata": {"path": str(path.parent)}},
     ).execute()
-    strip(notebook, "zh_CN" if "zh-CN" in path.resolve().parts else "en")
+    strip(notebook, folder_language(path.resolve().parent))
     nbformat.write(notebook, path)
     return time.monotonic() - started
 

@@ -130,7 +130,7 @@ def diagrams_and_tables_fit(page: Page, panel: Locator, name: str) -> None:
 
 
 def test_zh_03_the_chinese_edition_shows_its_form_diagram_table_and_chart_in_chinese(page: Page, lab) -> None:
-    path = "notebooks/zh-CN/03_nineteen_steps.ipynb"
+    path = "zh-CN/notebooks/03_nineteen_steps.ipynb"
     submit = CHINESE.gettext("Submit")
     assert _CJK.search(submit), "the catalog translates the form's button"
     panel = open_notebook(page, lab.url, path)

@@ -23,20 +23,19 @@ def listing(page: Page) -> list[str]:
     return [name.strip() for name in items.all_text_contents()]
 
 
-def test_the_notebooks_folder_lists_lesson_00_before_every_other_file(page: Page, lab) -> None:
+@pytest.mark.parametrize("folder", ["notebooks", "zh-CN/notebooks"])
+def test_the_notebooks_folder_lists_lesson_00_before_every_other_file(page: Page, lab, folder: str) -> None:
     with urllib.request.urlopen(f"{lab.url}/lab/api/settings/@jupyterlab/filebrowser-extension:browser") as reply:
         defaults = json.load(reply)["schema"]["properties"]
     assert defaults["sortNotebooksFirst"]["default"] is True, "the lab's overrides.json is read"
-    page.goto(f"{lab.url}/lab/tree/notebooks?reset")
-    expect(page.locator(".jp-BreadCrumbs")).to_contain_text("notebooks", timeout=90_000)
+    page.goto(f"{lab.url}/lab/tree/{folder}?reset")
+    expect(page.locator(".jp-BreadCrumbs")).to_contain_text(folder.split("/")[-1], timeout=90_000)
     names = listing(page)
-    shoot(page, "file_browser_notebooks", page.locator(".jp-FileBrowser"))
-    folders = sorted(p.name for p in NOTEBOOKS.iterdir() if p.is_dir() and not p.name.startswith("."))
-    # JupyterLab always lists folders first (its sort ranks a folder above any notebook); lessons come next.
-    assert names[: len(folders)] == folders
-    assert names[len(folders)] == "00_start_here.ipynb", names
-    lessons = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
-    assert names[len(folders): len(folders) + len(lessons)] == lessons, "every lesson before any other file"
+    shoot(page, f"file_browser_{folder.replace('/', '_')}", page.locator(".jp-FileBrowser"))
+    # JupyterLab always lists folders first, so each edition's folder holds its lessons and nothing else.
+    lessons = sorted(p.name for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    assert names[0] == "00_start_here.ipynb", names
+    assert names == lessons, "the lessons only, in order"
 
 
 MERMAID_REDRAWN = pytest.mark.xfail(strict=True, reason=(
