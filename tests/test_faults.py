@@ -8,13 +8,14 @@ fixture in conftest.py fails any test that leaves a server running.
 from __future__ import annotations
 
 import signal
+import socket
 from pathlib import Path
 
 import anyio
 import psutil
 import pytest
 
-from labkit.host import ServerStartError
+from labkit.host import ServerStartError, free_port
 from labkit.trace import Trace
 from tests import fault_cases as cases
 from tests.fault_cases import LIMIT, MUTE, SILENT, TALKS_THEN_HANGS, server_processes
@@ -96,6 +97,15 @@ async def test_bytes_that_are_not_utf8_are_a_visible_transport_error_and_the_sta
         replay = await cases.silent_start(cases.NOT_UTF8, "2025-11-25")
     assert isinstance(replay.error, ServerStartError) and replay.error.method == "initialize"
     assert replay.trace.of_kind("transport.error")
+
+
+def test_a_free_port_is_picked_below_the_ephemeral_range_so_no_port_0_socket_takes_it_first() -> None:
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    ports = {free_port() for _ in range(20)}
+    assert all(1024 <= port < low for port in ports) and len(ports) > 1
+    with socket.socket() as kernel_like:  # what a Jupyter kernel or an outgoing connection does
+        kernel_like.bind(("127.0.0.1", 0))
+        assert kernel_like.getsockname()[1] >= low
 
 
 def test_an_http_server_on_a_port_already_taken_is_not_mistaken_for_ours() -> None:

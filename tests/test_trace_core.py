@@ -184,5 +184,11 @@ def test_call_spans_pair_requests_and_responses_and_overlap_saving_reads_them():
     assert all(s.answered >= s.sent for s in spans)
     one_after_another = [CallSpan(1, "a", "x", 0.0, 1.0), CallSpan(1, "a", "y", 1.0, 3.0)]
     together = [CallSpan(1, "a", "x", 0.0, 1.0), CallSpan(1, "b", "y", 0.0, 2.0)]
-    assert overlap_saving(one_after_another) == {1: 0.0}
+    with_a_gap = [CallSpan(1, "a", "x", 0.0, 1.0), CallSpan(1, "a", "y", 5.0, 6.0)]
+    together = [CallSpan(1, "a", "x", 0.0, 1.0), CallSpan(1, "b", "y", 0.0, 2.0)]
+    # A form answered between two calls is a gap, not time lost: one call overlapped the first, one came later.
+    overlapped_then_later = [CallSpan(1, "a", "q", 0.0, 10.0), CallSpan(1, "b", "c", 5.0, 6.0),
+                             CallSpan(1, "b", "c", 20.0, 500.0)]
+    assert overlap_saving(one_after_another) == overlap_saving(with_a_gap) == {1: 0.0}
     assert overlap_saving(together) == {1: 1.0}
+    assert overlap_saving(overlapped_then_later) == {1: 1.0}

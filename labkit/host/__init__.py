@@ -19,7 +19,6 @@ from ._launch import (
     TRANSPORTS,
     WORKDIR_ENV,
     ServerSpec,
-    free_port,
     http_server,
     server_env,
     stdio_params,
@@ -40,6 +39,7 @@ from ._mapping import (
 from ._message_limit import MAX_RESULT_BYTES_ENV, ServerMessageTooLarge, max_message_bytes
 from ._model_clients import ENV_VAR, ModelSelection, Provider, model_client, select_model
 from ._pool import HOST_SERVER, Route, ServerPool
+from ._ports import free_port
 from ._progress import Progress, progress
 from ._rerun import Waited, wait_for_click
 from ._router import ToolRouter, result_as_data, truncate

@@ -20,7 +20,7 @@ from mcp import StdioServerParameters
 
 from .._i18n import language
 from ._message_limit import max_message_bytes
-from ._ports import listened_by
+from ._ports import free_port, listened_by
 from ._sandbox import sandboxed
 from ._start_errors import ServerStartError, StartRecord
 from ._tempdirs import LabTempDir
@@ -160,12 +160,6 @@ def stdio_params(
 
 _NO_STATUS = "-"
 """The supervisor's status-file argument when nobody reads its note."""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @contextmanager

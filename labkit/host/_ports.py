@@ -1,13 +1,41 @@
-"""Who listens on a local port: so the host talks to the HTTP server it started, not whatever holds the port."""
+"""Local ports: one for a server to listen on, and who listens on it (the HTTP server the host started, or not)."""
 
 from __future__ import annotations
 
 import os
+import random
+import socket
 from pathlib import Path
 
-__all__ = ["listened_by"]
+__all__ = ["free_port", "listened_by"]
 
 _LISTEN = "0A"
+_EPHEMERAL = Path("/proc/sys/net/ipv4/ip_local_port_range")
+_BELOW_EPHEMERAL = 16384
+_PICKS = random.SystemRandom()  # a notebook's random.seed() must not make two kernels pick the same ports
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that is free now, for a server to listen on (notebook 02).
+
+    Picked below the system's ephemeral range: a socket bound to port 0 — a Jupyter kernel's, or the
+    source port of any outgoing connection — cannot take it in the moment before the server binds it.
+    """
+    try:
+        low = int(_EPHEMERAL.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768  # Linux's default
+    for _ in range(64):
+        port = _PICKS.randrange(max(1024, low - _BELOW_EPHEMERAL), low)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 _TABLES = ("/proc/net/tcp", "/proc/net/tcp6")
 
 

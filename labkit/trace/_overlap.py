@@ -41,15 +41,23 @@ def call_spans(trace: Trace | Iterable[Event]) -> list[CallSpan]:
 
 
 def overlap_saving(spans: Iterable[CallSpan]) -> dict[int, float]:
-    """Per round: the calls' summed durations minus the time from the first request to the last response.
+    """Per round: the calls' summed durations minus the time at least one of them was on the wire.
 
-    Calls run one after another save nothing (0, or less: the gaps between them); calls that ran at
-    the same time save the part of their durations that overlapped (notebook 08).
+    Calls run one after another save nothing (0, whatever the gaps between them: a gap is the host's
+    own work, such as answering a form); calls that ran at the same time save the part of their
+    durations that overlapped (notebook 08).
     """
     by_round: dict[int, list[CallSpan]] = {}
     for span in spans:
         by_round.setdefault(span.round, []).append(span)
-    return {
-        round_no: sum(s.seconds for s in group) - (max(s.answered for s in group) - min(s.sent for s in group))
-        for round_no, group in by_round.items()
-    }
+    return {round_no: sum(s.seconds for s in group) - _on_the_wire(group) for round_no, group in by_round.items()}
+
+
+def _on_the_wire(spans: list[CallSpan]) -> float:
+    """The length of the union of the spans' intervals."""
+    total, reach = 0.0, float("-inf")
+    for span in sorted(spans, key=lambda s: s.sent):
+        if span.answered > reach:
+            total += span.answered - max(span.sent, reach)
+            reach = span.answered
+    return total
