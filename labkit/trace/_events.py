@@ -155,6 +155,8 @@ def by_reference(payload: Any, path: str = "") -> tuple[Any, list[dict[str, Any]
     A reference is `{"path", "bytes", "sha256"}` (UTF-8 bytes of the whole text); the structure around the
     texts (ids, methods, `isError`, content types) stays, so the views read the frame as before.
     """
+    if not path and not _has_large_text(payload):  # nearly every frame: one walk that builds nothing
+        return payload, []
     if isinstance(payload, str):
         if len(payload) <= LARGE_TEXT:
             return payload, []
@@ -177,3 +179,17 @@ def by_reference(payload: Any, path: str = "") -> tuple[Any, list[dict[str, Any]
             refs += found
         return (items, refs) if refs else (payload, [])
     return payload, []
+
+
+def _has_large_text(payload: Any) -> bool:
+    pending = [payload]
+    while pending:  # a loop, not recursion: this runs on every frame the taps record
+        item = pending.pop()
+        if isinstance(item, str):
+            if len(item) > LARGE_TEXT:
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
