@@ -1,9 +1,12 @@
-"""Run the lab's test suites side by side (`make test`): the tests, the English notebooks, the Chinese notebooks.
+"""Run the lab's test suites side by side (`make test`): the tests in two halves, the English and Chinese notebooks.
 
-    python tools/run_tests.py [--serial] [SUITE ...]     (suites: tests, notebooks, notebooks-zh-CN)
+    python tools/run_tests.py [--serial] [SUITE ...]
+        (suites: tests, tests-attacks-faults, notebooks, notebooks-zh-CN)
 
 Each suite is one pytest process; they share no files (the Chinese notebooks get a data folder of their
-own, the tests make theirs), so on a machine with two cores they take about half the time in a row.
+own, each test process makes its own), so on a machine with two cores they take about half the time in a
+row. The attack and fault tests are a suite of their own: they start the most servers (sandboxed ones
+cold), about as long as all the other tests together.
 Each suite's output goes to `out/test-logs/<suite>.log`; a line is printed as each ends, and the whole
 log of a suite that failed. The exit status is 0 only if every suite passed.
 """
@@ -24,12 +27,15 @@ LOGS = REPO / "out" / "test-logs"
 _PYTEST = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
 _NBVAL = [*_PYTEST, "--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg"]
 _HEARTBEAT_S = 120
+_ATTACKS_AND_FAULTS = ("tests/attack_corpus", "tests/test_security*.py", "tests/test_faults*.py")
 
 
 def suites() -> dict[str, list[str]]:
     """Each suite's command. Notebooks run in order within a suite: a lesson may use an earlier one's data."""
+    apart = sorted(str(p.relative_to(REPO)) for pattern in _ATTACKS_AND_FAULTS for p in REPO.glob(pattern))
     return {
-        "tests": [*_PYTEST, "tests"],
+        "tests": [*_PYTEST, "tests", *(f"--ignore={path}" for path in apart)],
+        "tests-attacks-faults": [*_PYTEST, *apart],
         "notebooks": [*_NBVAL, "notebooks", "solutions"],
         "notebooks-zh-CN": [*_NBVAL, "zh-CN/notebooks", "zh-CN/solutions"],
     }
