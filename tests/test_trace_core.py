@@ -152,7 +152,7 @@ async def test_table_and_diagram_follow_recorded_order(tmp_path):
     assert arrows == expected
     assert "Note over host: [" in source and ";" not in source.split("Note over host:")[1].split("#59;")[0]
     bundle = sequence_diagram(trace)._repr_mimebundle_()
-    assert set(bundle) == {"text/vnd.mermaid", "text/plain", "image/png"}  # a picture for viewers without Mermaid
+    assert set(bundle) == {"text/markdown", "text/plain", "image/png"}  # a picture for viewers without Mermaid
     png = save_png(trace, tmp_path / "d.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

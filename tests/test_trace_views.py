@@ -69,7 +69,8 @@ def test_a_chinese_label_is_cut_to_the_same_width_as_an_english_one():
 
 def test_the_display_carries_mermaid_and_a_small_png():
     bundle = sequence_diagram(_trace(8))._repr_mimebundle_()
-    assert set(bundle) == {"text/vnd.mermaid", "text/plain", "image/png"}
+    assert set(bundle) == {"text/markdown", "text/plain", "image/png"}
+    assert bundle["text/markdown"] == f"```mermaid\n{bundle['text/plain']}\n```"  # JupyterLab draws the fence
     picture = base64.b64decode(bundle["image/png"])
     assert picture[:8] == b"\x89PNG\r\n\x1a\n" and len(picture) <= 60_000
 

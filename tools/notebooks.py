@@ -5,8 +5,7 @@
 Cells run in the notebook's folder with the scripted user answering forms (as under CI). Stored:
 outputs and execution counts, as nbformat 4.5 with cell ids derived from the cell's position, and the
 kernelspec and language_info as JupyterLab writes them when it connects the kernel (so it opens and
-saves the notebook without a change; a Mermaid output is the exception: JupyterLab stores the SVG it
-drew, which depends on the browser's fonts). Dropped: execution timing metadata and widget
+saves the notebook without a change). Dropped: execution timing metadata and widget
 state and views (a widget is stored as its one-line text), so that a re-run of an unchanged
 notebook changes no bytes.
 """

@@ -85,9 +85,11 @@ def table(trace: Trace | Iterable[Event], *, times: bool = False, **filters: Any
 class Diagram:
     """A Mermaid sequence diagram that JupyterLab renders offline, with a picture for every other viewer (notebook 00).
 
-    The display carries the Mermaid source, a PNG drawn by matplotlib from the same events (GitHub,
-    nbviewer, VS Code and Colab show it), and the source as text. JupyterLab 4.6 ranks its Mermaid
-    renderer 61 and images 90, and shows the lowest rank present: the Mermaid diagram.
+    The display carries the Mermaid source as a fenced block of Markdown, a PNG drawn by matplotlib from
+    the same events (for viewers without Mermaid), and the source as text. JupyterLab 4.6 ranks Markdown
+    60 and images 90, and shows the lowest rank present: its Markdown renderer draws the diagram. Not
+    `text/vnd.mermaid`: that renderer writes the SVG it drew back into the output, so a notebook opened
+    and saved unedited would change with the browser's fonts.
     """
 
     def __init__(self, source: str, events: list[Event] | None = None) -> None:
@@ -95,7 +97,7 @@ class Diagram:
         self.events = events
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        bundle = {"text/vnd.mermaid": self.source, "text/plain": self.source}
+        bundle = {"text/markdown": f"```mermaid\n{self.source}\n```", "text/plain": self.source}
         if self.events:
             from ._png import display_png  # the picture needs matplotlib, loaded only when a diagram is shown
 

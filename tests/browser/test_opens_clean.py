@@ -38,13 +38,7 @@ def test_the_notebooks_folder_lists_lesson_00_before_every_other_file(page: Page
     assert names == lessons, "the lessons only, in order"
 
 
-MERMAID_REDRAWN = pytest.mark.xfail(strict=True, reason=(
-    "JupyterLab 4.6's Mermaid renderer stores the SVG it drew (and mermaid's version) in the output as it"
-    " renders, which marks the notebook changed; the SVG depends on the browser's fonts, so no committed"
-    " form can match it"))
-
-
-@pytest.mark.parametrize("name", ["05_errors.ipynb", pytest.param("00_start_here.ipynb", marks=MERMAID_REDRAWN)])
+@pytest.mark.parametrize("name", ["05_errors.ipynb", "00_start_here.ipynb"])  # 00 draws a Mermaid diagram
 def test_a_committed_notebook_opens_clean_and_saving_it_unedited_changes_no_byte(page: Page, lab, name: str) -> None:
     # A byte copy in a scratch folder: the test saves, and a test never writes to the repo's own files.
     copy = SCRATCH / "open-save" / name
