@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from labkit.lessons import run_scenario
-from labkit.trace import Event, Trace
+from labkit.trace import Event, Trace, covered
 
 from .memory import PeakRSS
 
@@ -72,8 +72,8 @@ def split_trace(trace: Trace, wall: float) -> Split:
     last = events[-1].t
     model = _intervals(events, "model.request", ("model.response",), after=asked)
     protocol = [span for span in _mcp_intervals(events) if span[0] >= asked]
-    model_s = _covered(model)
-    both_s = _covered(model + protocol)
+    model_s = covered(model)
+    both_s = covered(model + protocol)
     return Split(
         wall=wall,
         startup=asked,
@@ -132,14 +132,3 @@ def _intervals(
             spans.append((opened, event.t))
             opened = None
     return spans
-
-
-def _covered(spans: list[tuple[float, float]]) -> float:
-    """Total length of the union of intervals."""
-    total, reach = 0.0, float("-inf")
-    for start, end in sorted(spans):
-        if end <= reach:
-            continue
-        total += end - max(start, reach)
-        reach = end
-    return total

@@ -34,7 +34,7 @@ def _outputs_text(notebook: nbformat.NotebookNode) -> str:
         for output in cell.get("outputs", []):
             parts.append(output.get("text", ""))
             data = output.get("data", {})
-            parts.extend(str(data.get(kind, "")) for kind in ("text/plain", "text/markdown", "text/vnd.mermaid"))
+            parts.extend(str(data.get(kind, "")) for kind in ("text/plain", "text/markdown"))
             parts.append(html.unescape(re.sub(r"<[^>]+>", " ", str(data.get("text/html", "")))))
     return "\n".join(parts)
 

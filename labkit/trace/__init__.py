@@ -12,7 +12,7 @@ from ._kinds import KIND_MEANINGS, Kind, Meta, Outcome
 from ._mcp_tap import TappedTransport, frame_payload
 from ._model_tap import OFFLINE_KEY, SIMULATED_MODEL, ModelTap, redact
 from ._otel import AGENT_NAME, export_otlp, save_otlp, to_otlp
-from ._overlap import CallSpan, call_spans, overlap_saving
+from ._overlap import CallSpan, call_spans, covered, overlap_saving
 from ._png import save_png
 from ._steps import STEP_ACTORS, Step, count_steps, group_steps, steps_table
 from ._summaries import fold, frame_kind, summarise_frame
@@ -41,6 +41,7 @@ __all__ = [
     "Trace",
     "base64_texts",
     "call_spans",
+    "covered",
     "count_steps",
     "estimate_tokens",
     "export_otlp",

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ._events import Event, Trace
 
-__all__ = ["CallSpan", "call_spans", "overlap_saving"]
+__all__ = ["CallSpan", "call_spans", "covered", "overlap_saving"]
 
 
 @dataclass(frozen=True)
@@ -50,14 +50,15 @@ def overlap_saving(spans: Iterable[CallSpan]) -> dict[int, float]:
     by_round: dict[int, list[CallSpan]] = {}
     for span in spans:
         by_round.setdefault(span.round, []).append(span)
-    return {round_no: sum(s.seconds for s in group) - _on_the_wire(group) for round_no, group in by_round.items()}
+    return {round_no: sum(s.seconds for s in group) - covered((s.sent, s.answered) for s in group)
+            for round_no, group in by_round.items()}
 
 
-def _on_the_wire(spans: list[CallSpan]) -> float:
-    """The length of the union of the spans' intervals."""
+def covered(intervals: Iterable[tuple[float, float]]) -> float:
+    """The length of the union of `(start, end)` intervals: the time at least one was open (notebook 08)."""
     total, reach = 0.0, float("-inf")
-    for span in sorted(spans, key=lambda s: s.sent):
-        if span.answered > reach:
-            total += span.answered - max(span.sent, reach)
-            reach = span.answered
+    for start, end in sorted(intervals):
+        if end > reach:
+            total += end - max(start, reach)
+            reach = end
     return total
