@@ -37,7 +37,7 @@ from ._mapping import (
     wire_tool,
 )
 from ._message_limit import MAX_RESULT_BYTES_ENV, ServerMessageTooLarge, max_message_bytes
-from ._model_clients import ENV_VAR, ModelSelection, Provider, model_client, select_model
+from ._model_clients import ENV_VAR, ModelSelection, Provider, import_sdk_meanwhile, model_client, select_model
 from ._pool import HOST_SERVER, Route, ServerPool
 from ._ports import free_port
 from ._progress import Progress, progress
@@ -116,6 +116,7 @@ __all__ = [
     "load_config",
     "max_message_bytes",
     "memory_transport",
+    "import_sdk_meanwhile",
     "model_client",
     "needs_approval",
     "progress",

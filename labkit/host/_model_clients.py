@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -11,7 +14,7 @@ import httpx2
 
 from ..trace import OFFLINE_KEY, SIMULATED_MODEL, ModelTap, Trace
 
-__all__ = ["ENV_VAR", "ModelSelection", "Provider", "model_client", "select_model"]
+__all__ = ["ENV_VAR", "ModelSelection", "Provider", "import_sdk_meanwhile", "model_client", "select_model"]
 
 Provider = Literal["anthropic", "openai"]
 ENV_VAR = "LABKIT_MODEL"
@@ -85,6 +88,24 @@ def model_client(
         }
     http_client = (httpx2.Client if sync else httpx2.AsyncClient)(transport=ModelTap(inner, trace), timeout=_TIMEOUT)
     return _client_class(selection.provider, sync)(http_client=http_client, timeout=_TIMEOUT, **options)
+
+
+def import_sdk_meanwhile(provider: Provider) -> None:
+    """Start importing the provider's SDK on a thread of its own, if it is not imported yet (notebook 00).
+
+    `anthropic` takes about two seconds to import (its ~1,500 pydantic models); a run that starts its
+    servers first and makes its client after spends those seconds while the servers start. The client's
+    own import then waits for this one to finish (Python's import lock), or reports its error.
+    """
+    if provider not in sys.modules:
+        threading.Thread(target=_import_quietly, args=(provider,), name=f"import {provider}", daemon=True).start()
+
+
+def _import_quietly(module: str) -> None:
+    try:
+        importlib.import_module(module)
+    except Exception:  # noqa: BLE001 - the client's own import raises it where it is used
+        pass
 
 
 def _client_class(provider: Provider, sync: bool) -> type:

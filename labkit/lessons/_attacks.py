@@ -11,7 +11,7 @@ from typing import Any
 from labkit._i18n import _
 from servers.untrusted._ground_truth import untrusted_dir
 
-from ..host import AuditLog, Conversation, RunResult, ServerSpec
+from ..host import AuditLog, Conversation, RunResult, ServerSpec, import_sdk_meanwhile
 from ..security import (
     ApprovalDesk, Defences, LabFolder, PinApprover, PinStore, Shield, host_state_dir, readable, reveal,
     trust_on_first_use,
@@ -179,6 +179,7 @@ async def run_attack(
     pins = PinStore(host_state_dir() / f"pins-{name}.json")
     pins.path.unlink(missing_ok=True)
     shield = _shield(trace, defences, lab, desk, pins, pin_approver)
+    import_sdk_meanwhile("anthropic")  # while the servers start
     if attack.relaunch:
         (untrusted_dir() / f"{attack.relaunch}.launches").unlink(missing_ok=True)
         async with shield.open(attack.servers):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
@@ -19,6 +19,7 @@ from ..host import (
     Host,
     RunResult,
     ServerSpec,
+    import_sdk_meanwhile,
     progress,
     scripted_answers,
     scripted_form,
@@ -110,8 +111,12 @@ async def run_scenario(
             api=api, apis=', '.join(get_args(Api))))
     trace = trace if trace is not None else Trace()
     provider = "anthropic" if api == "anthropic" else "openai"
-    client = make_client(provider, trace=trace, scenario=scenario, env=env)
     model = select_model(provider, env).model
+    import_sdk_meanwhile(provider)  # while the servers start; the client is made once they run
+
+    def client() -> Any:
+        return make_client(provider, trace=trace, scenario=scenario, env=env)
+
     servers = [ServerSpec("logs", transport), ServerSpec("charts", transport)]
     started = time.monotonic()
     with progress(_("{scenario}: starting the logs and charts servers, then the model loop ({api} API)").format(
@@ -122,12 +127,12 @@ async def run_scenario(
     return ScenarioRun(scenario, era, model, trace, result, audit, time.monotonic() - started)
 
 
-async def _run(scenario: str, era: str, trace: Trace, servers: list[ServerSpec], client: Any, model: str, api: str,
-               elicit: Elicitor | None, ask_user: Asker | None) -> tuple[RunResult, AuditLog]:
+async def _run(scenario: str, era: str, trace: Trace, servers: list[ServerSpec], client: Callable[[], Any], model: str,
+               api: str, elicit: Elicitor | None, ask_user: Asker | None) -> tuple[RunResult, AuditLog]:
     async with Host(
         trace, servers, era=era, policy=_POLICY, required_tools=_REQUIRED,
         elicit=elicit or scripted_form({"space": "personal"}),
         ask_user=ask_user or (scripted_answers("order-service") if elicit is None else None),  # no hidden answers to a learner
     ) as host:
-        conversation = Conversation(client, model, host.tools, system=_SYSTEM, api=api)
+        conversation = Conversation(client(), model, host.tools, system=_SYSTEM, api=api)
         return await host.run(TASKS[scenario], conversation), host.audit
