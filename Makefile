@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 UV_PIN := uv==0.13.9
 UV     := $(VENV)/bin/uv pip install --quiet --python $(PY)
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet $(UV_PIN)
 	$(UV) --compile-bytecode -r requirements.txt

@@ -20,8 +20,8 @@ fi
 WORK=$(mktemp -d -t browser-test.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 python3 -m venv "$WORK/venv"
-# the test's own tools, pinned; pytest and anyio as in requirements.txt
-"$WORK/venv/bin/pip" install --quiet --disable-pip-version-check playwright==1.65.2 \
+# the test's own tools, pinned (installed by the CI venv's uv); pytest and anyio as in requirements.txt
+.venv/bin/uv pip install --quiet --python "$WORK/venv/bin/python" playwright==1.65.2 \
   $(grep -E '^(pytest|anyio)==' requirements.txt)
 
 LAB_PYTHON="$PWD/.venv/bin/python" CHROMIUM=/usr/bin/chromium \

@@ -93,6 +93,16 @@ def test_importing_the_host_loads_neither_the_simulator_nor_a_provider_sdk() -> 
     assert not any(m.startswith("servers") for m in loaded)
 
 
+def test_a_provider_sdk_imported_meanwhile_is_imported_on_a_thread_of_its_own_and_only_once() -> None:
+    code = ("import sys, threading; from labkit.host import import_sdk_meanwhile; "
+            "import_sdk_meanwhile('openai'); started = [t for t in threading.enumerate() if t.name == 'import openai']; "
+            "[t.join() for t in started]; import_sdk_meanwhile('openai'); "
+            "again = [t for t in threading.enumerate() if t.name == 'import openai']; "
+            "print(len(started), 'openai' in sys.modules, len(again))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert result.stdout.split() == ["1", "True", "0"]
+
+
 def test_importing_labkit_loads_no_wing_until_a_name_is_used() -> None:
     loaded = _loaded_after("import labkit")
     assert not any(m.startswith("labkit.") for m in loaded)
