@@ -36,9 +36,10 @@ START := $(if $(filter zh%,$(LANG)),zh-CN/notebooks/00_start_here.ipynb,notebook
 lab: $(STAMP) $(LAB_SETTINGS)
 	$(VENV)/bin/jupyter lab $(ROOT_FLAG) $(START)
 
-# The tests and the notebooks (English, Chinese) as three pytest runs side by side; each prints its command.
+# The tests (two halves) and the notebooks (English, Chinese) as four pytest runs side by side; each prints
+# its command. `make test SUITES="notebooks browser"` runs the suites named (CI adds browser).
 test: $(STAMP)
-	$(PY) tools/run_tests.py
+	$(PY) tools/run_tests.py $(SUITES)
 
 browser-test: $(STAMP)
 	bash .ci/browser.sh
