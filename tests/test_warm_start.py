@@ -82,6 +82,20 @@ async def test_where_the_warm_python_cannot_listen_servers_start_cold(monkeypatc
     assert cold["value"]  # it started, and answered
 
 
+def test_a_warm_python_that_never_says_it_is_ready_is_stopped_and_servers_start_cold(
+        monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    import labkit.host._warm as warm
+
+    silent = tmp_path / "silent.py"
+    silent.write_text("import sys\nsys.stdin.read()\n")  # imports nothing, says nothing, waits for its stdin
+    monkeypatch.setattr(warm, "_current", None)
+    monkeypatch.setattr(warm, "_SCRIPT", str(silent))
+    monkeypatch.setattr(warm, "_READY_TIMEOUT_S", 0.5)
+    before = {p.pid for p in psutil.Process().children()}
+    assert warm.warm_socket(os.getcwd()) is None
+    assert [p for p in psutil.Process().children() if p.pid not in before] == []  # the silent one was stopped
+
+
 async def _has_imported(spec: ServerSpec, module: str) -> bool:
     with anyio.fail_after(LIMIT):
         async with Client(stdio_client(stdio_params(spec))) as client:

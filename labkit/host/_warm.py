@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import select
 import socket
 import subprocess
 import sys
@@ -17,6 +18,9 @@ WARM_START_ENV = "LABKIT_WARM_START"
 _SCRIPT = str(Path(__file__).with_name("_warm_python.py"))
 _TITLE_ROOM = " " * 512  # room for each forked server's command line (`_warm_python.retitle`)
 _ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "PYTHONDONTWRITEBYTECODE")
+READY = b"ready\n"
+"""What the warm Python writes on its stdout once it has imported the SDK and serves."""
+_READY_TIMEOUT_S = 60.0
 
 
 class _WarmPython:
@@ -35,11 +39,23 @@ class _WarmPython:
             # Its stdin is a pipe from us: it stops, with its servers, when that pipe closes (we exited or died).
             self.process = subprocess.Popen(
                 [sys.executable, _SCRIPT, str(listener.fileno()), _TITLE_ROOM], stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=pythonpath,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=pythonpath,
                 pass_fds=(listener.fileno(),),
             )
         finally:
             listener.close()
+        self._await_ready()
+
+    def _await_ready(self) -> None:
+        """Wait until it has imported the SDK, so that its own start-up never counts against a server's first answer
+        (the SDK gives `server/discover` 10 s, then falls back to the old handshake: a loaded machine took longer)."""
+        assert self.process.stdout is not None
+        with self.process.stdout as said:
+            ready, _, _ = select.select([said], [], [], _READY_TIMEOUT_S)
+            if not ready or os.read(said.fileno(), len(READY)) != READY:
+                self.process.kill()
+                self.process.wait()
+                raise OSError(f"the warm Python was not ready within {_READY_TIMEOUT_S:.0f} s")
 
     def serves(self, pythonpath: str) -> bool:
         return self.owner == os.getpid() and self.pythonpath == pythonpath and self.process.poll() is None
@@ -61,7 +77,7 @@ def warm_socket(pythonpath: str) -> str | None:
         if _current is None or not _current.serves(pythonpath):
             try:
                 _current = _WarmPython(pythonpath)
-            except OSError:  # a machine without abstract sockets or SOCK_SEQPACKET: start cold, as before
+            except OSError:  # no abstract sockets or SOCK_SEQPACKET here, or it did not start: start cold, as before
                 _current = None
                 return None
         return _current.socket

@@ -6,6 +6,7 @@ and exits. Each request is one message from a server's supervisor, carrying the 
 stdout and stderr: `{"module", "args", "env", "cwd"}`. The forked child takes those three descriptors,
 that environment and folder, and runs the module as `python -m` would; the supervisor is told its pid
 and, later, its exit status. A child dies with this process, and is killed if its supervisor goes.
+It writes `ready` on its stdout once the SDK is imported; the host waits for that before it starts a server.
 
 Only third-party modules are imported ahead: the lab's own modules read their environment (the
 learner's language, the data folder) when imported, so they are imported by each child, after fork.
@@ -164,6 +165,7 @@ def main() -> None:
     retitle([sys.executable, __file__])
     for name in _PRELOADED:
         __import__(name)
+    os.write(sys.stdout.fileno(), b"ready\n")  # the host waits for this (`_warm.READY`) before it sends a request
     serve(listener)
 
 
