@@ -1,17 +1,14 @@
 """Run the lab's test suites side by side (`make test`): the tests in two halves, the English and Chinese notebooks.
 
     python tools/run_tests.py [--serial] [SUITE ...]
-        (suites: tests, tests-attacks-faults, notebooks, notebooks-zh-CN; and browser, named only:
-         the lessons in JupyterLab and Chromium, `.ci/browser.sh`)
+        (suites: tests, tests-attacks-faults, notebooks, notebooks-zh-CN)
 
 Each suite is one pytest process; they share no files (the Chinese notebooks get a data folder of their
 own, each test process makes its own), so on a machine with two cores they take about half the time in a
 row. The attack and fault tests are a suite of their own: they start the most servers (sandboxed ones
 cold), about as long as all the other tests together.
 Each suite's output goes to `out/test-logs/<suite>.log`; a line is printed as each ends, and the whole
-log of a suite that failed. The exit status is 0 only if every suite passed. At most four suites run at
-once, in the order above: CI names the browser suite too, and it starts when the first suite ends (the
-notebooks'), not beside all four, where the two cores would be shared six ways.
+log of a suite that failed. The exit status is 0 only if every suite passed.
 """
 
 from __future__ import annotations
@@ -33,8 +30,6 @@ _NBVAL = [*_PYTEST, "-p", "tests.nbval_pairs", "--nbval-pairs", "--nbval-current
           "--nbval-sanitize-with", "tests/nbval_sanitize.cfg"]
 _HEARTBEAT_S = 120
 _ATTACKS_AND_FAULTS = ("tests/attack_corpus", "tests/test_security*.py", "tests/test_faults*.py")
-_AT_ONCE = 4
-_NAMED_ONLY = ("browser",)  # needs Chromium: CI names it, `make browser-test` runs it alone
 
 
 def suites() -> dict[str, list[str]]:
@@ -45,7 +40,6 @@ def suites() -> dict[str, list[str]]:
         "tests-attacks-faults": [*_PYTEST, *apart],
         "notebooks": [*_NBVAL, "notebooks", "solutions"],
         "notebooks-zh-CN": [*_NBVAL, "zh-CN/notebooks", "zh-CN/solutions"],
-        "browser": ["bash", ".ci/browser.sh"],
     }
 
 
@@ -56,8 +50,7 @@ def _start(name: str, command: list[str], data: Path) -> tuple[subprocess.Popen,
     with log.open("w") as out:
         process = subprocess.Popen(command, cwd=REPO, env={**os.environ, "LABKIT_SCRIPTED_USER": "1", **own},
                                    stdout=out, stderr=subprocess.STDOUT)
-    shown = [f"{key}={value}" for key, value in own.items()] + (
-        ["python", *command[1:]] if command[0] == sys.executable else command)
+    shown = [f"{key}={value}" for key, value in own.items()] + ["python", *command[1:]]
     print(f"== {name}: {shlex.join(shown)}  (log: {log.relative_to(REPO)})", flush=True)
     return process, log, time.monotonic()
 
@@ -75,22 +68,19 @@ def _report(name: str, process: subprocess.Popen, log: Path, started: float) -> 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python tools/run_tests.py", description=__doc__.split("\n")[0])
-    parser.add_argument("suite", nargs="*", help=f"the suites to run: {', '.join(suites())} "
-                                                 f"(default: all but {', '.join(_NAMED_ONLY)})")
+    parser.add_argument("suite", nargs="*", help=f"the suites to run: {', '.join(suites())} (default: all)")
     parser.add_argument("--serial", action="store_true", help="one suite at a time")
     options = parser.parse_args(argv)
     if unknown := sorted(set(options.suite) - set(suites())):
         parser.error(f"unknown suite {', '.join(unknown)}; choose from {', '.join(suites())}")
-    pending = [(name, command) for name, command in suites().items()
-               if name in options.suite or (not options.suite and name not in _NAMED_ONLY)]
-    at_once = 1 if options.serial else _AT_ONCE
+    pending = [(name, command) for name, command in suites().items() if not options.suite or name in options.suite]
     LOGS.mkdir(parents=True, exist_ok=True)
     passed, last_word = True, time.monotonic()
     running: dict[str, tuple[subprocess.Popen, Path, float]] = {}
     with tempfile.TemporaryDirectory(prefix="labkit-test-data-") as data:
         try:
             while pending or running:
-                if pending and len(running) < at_once:
+                if pending and not (options.serial and running):
                     name, command = pending.pop(0)
                     running[name] = _start(name, command, Path(data) / name)
                     continue
