@@ -15,7 +15,7 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 /usr/bin/chromium --version
 
-[ -x .venv/bin/python ] || make env
+make env  # a no-op when the venv is current; rebuilt when its recipe changed (it now brings uv)
 
 WORK=$(mktemp -d -t browser-test.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT

@@ -57,14 +57,14 @@ def _collected(path: Path, config: pytest.Config) -> bool:
     return False
 
 
-def first_exercise(notebook: Any) -> int:
+def _first_exercise(notebook: Any) -> int:
     """The index of the notebook's first cell tagged `exercise`: its answers start there (CONTRIBUTING.md)."""
     tagged = (i for i, cell in enumerate(notebook.cells) if "exercise" in cell.metadata.get("tags", []))
     return next(tagged, len(notebook.cells))
 
 
 class SameAsLesson(pytest.File):
-    """A solution collected with its lesson: one check that its cells before the first answer are the lesson's."""
+    """A solution collected with its lesson: one check that its cells before the first exercise are the lesson's."""
 
     def collect(self) -> Iterator[pytest.Item]:
         yield _PrefixCheck.from_parent(self, name="the cells before the first exercise are the lesson's")
@@ -74,27 +74,26 @@ class _PrefixCheck(pytest.Item):
     def runtest(self) -> None:
         solution = nbformat.read(self.path, as_version=4)
         lesson = nbformat.read(_partner(self.path), as_version=4)
-        start = first_exercise(solution)
+        start = _first_exercise(solution)
         assert start < len(solution.cells), f"{self.path.name}: no cell is tagged exercise"
         assert len(lesson.cells) >= start, f"{self.path.name}: the lesson has fewer cells than its first exercise"
         for index, (ours, theirs) in enumerate(zip(solution.cells[:start], lesson.cells[:start])):
             assert ours.source == theirs.source and ours.get("outputs") == theirs.get("outputs"), (
                 f"cell {index} (before the first exercise) differs from the lesson's, source or committed outputs: "
-                "re-execute both notebooks "
-                "(tools/notebooks.py) so that the lesson's run checks it")
+                "re-execute both notebooks (tools/notebooks.py) so that the lesson's run checks it")
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, f"{self.path.name}: {self.name}"
 
 
 class LessonWithSolution(IPyNbFile):
-    """The lesson's cells, then its solution's cells from the first answer on, in one kernel."""
+    """The lesson's cells, then its solution's cells from its first exercise on, in one kernel."""
 
     def collect(self) -> Iterator[pytest.Item]:
         yield from super().collect()
         path = _partner(self.path)
         solution = nbformat.read(path, as_version=4)
-        start = first_exercise(solution)
+        start = _first_exercise(solution)
         number = sum(1 for cell in solution.cells[:start] if cell.cell_type == "code")
         for cell in solution.cells[start:]:
             if cell.cell_type != "code":
