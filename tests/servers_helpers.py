@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
+import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import closing
@@ -26,6 +28,7 @@ __all__ = [
     "CONNECTIONS",
     "ERA",
     "TRANSPORT_MODES",
+    "TIME_SERVER",
     "LabServer",
     "assert_tool_error",
     "assert_unknown_tool",
@@ -40,6 +43,8 @@ __all__ = [
 TRANSPORT_MODES = list(product(("stdio", "http"), ("auto", "legacy")))
 CONNECTIONS = [pytest.param((transport, mode), id=f"{transport}-{mode}") for transport, mode in TRANSPORT_MODES]
 ERA = {"auto": "2026-07-28", "legacy": "2025-11-25"}
+# The real mcp-server-time from PyPI (pinned): on PATH, or beside this Python when its venv is not activated.
+TIME_SERVER = shutil.which("mcp-server-time") or str(Path(sys.executable).with_name("mcp-server-time"))
 
 
 @dataclass

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import sys
 from pathlib import Path
 
 import anyio
@@ -19,7 +17,8 @@ from labkit.simulator import MODEL_NAME, Dialogue, decide
 from labkit.simulator._dialogue import Message, ToolOutcome, ToolSeen, ToolSpec
 from labkit.trace import Trace
 
-TIME_SERVER = shutil.which("mcp-server-time") or str(Path(sys.executable).with_name("mcp-server-time"))
+from tests.servers_helpers import TIME_SERVER
+
 REAL_TOOLS = Path(__file__).resolve().parents[1] / "labkit" / "lessons" / "data" / "real_server_tools.json"
 _NO_JSON = re.compile(r"[{}\[\]]|\"\w+\":")
 

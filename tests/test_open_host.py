@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
-import sys
 from pathlib import Path
 
 import anyio
@@ -12,7 +10,8 @@ import pytest
 
 from labkit import ERAS, Host, ServerSpec, ServerStartError, Trace, http_server, load_config, specs_from_config
 
-TIME_SERVER = shutil.which("mcp-server-time") or str(Path(sys.executable).with_name("mcp-server-time"))
+from tests.servers_helpers import TIME_SERVER
+
 CONVERT = {"source_timezone": "Europe/London", "time": "09:00", "target_timezone": "Asia/Tokyo"}
 
 def _config(tmp_path: Path, servers: dict) -> Path:
