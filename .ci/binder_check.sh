@@ -11,8 +11,9 @@ fail() { echo "binder check FAILED: $*" >&2; exit 1; }
 step() { echo "== $*"; }
 
 step "repo2docker --no-build (in a throwaway venv, not in requirements.txt)"
+make -s env  # a no-op when current: its uv installs the throwaway venvs below
 "$PYTHON" -m venv "$WORK/r2d"
-"$WORK/r2d/bin/pip" install --quiet --disable-pip-version-check jupyter-repo2docker
+"$REPO/.venv/bin/uv" pip install --quiet --python "$WORK/r2d/bin/python" jupyter-repo2docker==2026.4.0
 "$WORK/r2d/bin/repo2docker" --version
 # user id 1000 as on mybinder.org (a local run would otherwise render the build for root)
 "$WORK/r2d/bin/repo2docker" --no-build --debug --user-id 1000 --user-name jovyan . >"$WORK/r2d.log" 2>&1 \
@@ -30,20 +31,29 @@ step "the Binder install steps in a plain fresh venv, on a copy of the repo"
 mkdir "$WORK/repo"
 git ls-files -z --cached --others --exclude-standard | tar -C "$REPO" --null -T - -cf - | tar -C "$WORK/repo" -xf -
 "$PYTHON" -m venv "$WORK/venv"
-# Binder's own pip command; --no-compile spares byte-compiling ~140 packages, of which this check imports a few.
-(cd "$WORK/repo" && "$WORK/venv/bin/pip" install --quiet --disable-pip-version-check --no-compile -r binder/requirements.txt)
+# Binder's own pip command chooses every package (--dry-run --report: what it would install); uv then installs
+# exactly that list, without resolving (pip unpacking ~140 packages was most of this check's time).
+(cd "$WORK/repo" && "$WORK/venv/bin/pip" install --quiet --disable-pip-version-check --dry-run --ignore-installed \
+  --report "$WORK/pip-report.json" -r binder/requirements.txt)
+"$WORK/venv/bin/python" -c "
+import json, sys
+for package in json.load(open(sys.argv[1]))['install']:
+    print(f\"{package['metadata']['name']}=={package['metadata']['version']}\")" "$WORK/pip-report.json" >"$WORK/chosen.txt"
+"$REPO/.venv/bin/uv" pip install --quiet --python "$WORK/venv/bin/python" --no-deps -r "$WORK/chosen.txt"
 (cd "$WORK/repo" && NB_PYTHON_PREFIX="$WORK/venv" PATH="$WORK/venv/bin:$PATH" ./binder/postBuild >/dev/null)
 
 step "same pins as CI"
-"$WORK/venv/bin/pip" freeze --all >"$WORK/freeze.txt"
+normalised() { tr 'A-Z_.' 'a-z--' | sort; }
+"$WORK/venv/bin/pip" freeze --all --exclude-editable | grep -v -i -E '^(pip|setuptools)==' | normalised >"$WORK/freeze.txt"
+normalised <"$WORK/chosen.txt" | diff - "$WORK/freeze.txt" >&2 || fail "the venv is not what Binder's pip chose"
 missing=0
 while read -r pin; do
   name=${pin%%==*}; version=${pin#*==}
-  got=$(grep -i -E "^${name//[-_.]/[-_.]}==" "$WORK/freeze.txt" | head -1 | cut -d= -f3)
+  got=$(grep -i -E "^${name//[-_.]/[-_.]}==" "$WORK/chosen.txt" | head -1 | cut -d= -f3)
   [ "$got" = "$version" ] || { echo "  $name: want $version, got ${got:-nothing}"; missing=1; }
 done < <(grep -E '^[A-Za-z0-9_.-]+==' requirements.txt)
 [ "$missing" = 0 ] || fail "the Binder environment differs from requirements.txt"
-echo "all $(grep -c -E '^[A-Za-z0-9_.-]+==' requirements.txt) pins of requirements.txt installed exactly"
+echo "Binder's pip chose $(wc -l <"$WORK/chosen.txt") packages, all $(grep -c -E '^[A-Za-z0-9_.-]+==' requirements.txt) pins of requirements.txt exactly, and the venv holds just those"
 
 step "labkit and servers importable from anywhere"
 (cd / && "$WORK/venv/bin/python" -c "

@@ -12,9 +12,10 @@ import anyio
 import psutil
 import pytest
 from mcp import Client
+from jupyter_client.manager import start_new_kernel
 from mcp.client.stdio import stdio_client
 
-from labkit.host import ServerSpec, http_server, stdio_params
+from labkit.host import REPO_ROOT, ServerSpec, http_server, stdio_params
 from labkit.host._warm import WARM_START_ENV, warm_python_pid
 
 LIMIT = 60
@@ -125,3 +126,21 @@ def test_an_http_lab_server_is_forked_too_and_the_host_knows_it_listens_on_its_p
         port = int(url.rsplit(":", 1)[1].split("/")[0])
         listener = next(c.pid for c in psutil.net_connections("tcp") if c.laddr.port == port and c.status == "LISTEN")
         assert psutil.Process(listener).ppid() == warm_python_pid() is not None
+
+
+def test_a_kernel_that_started_a_lab_server_shuts_down_by_itself_when_asked() -> None:
+    # ipykernel signals its children at shutdown and waits while any is left; an unreaped warm Python (a zombie)
+    # was one, so jupyter_client gave up waiting and sent the kernel SIGTERM: every restart in JupyterLab waited.
+    manager, client = start_new_kernel(kernel_name="python3", cwd=str(REPO_ROOT / "notebooks"))
+    try:
+        reply = client.execute_interactive(
+            "from mcp import Client\nfrom labkit import ServerSpec, Trace, stdio_transport\n"
+            "async with Client(stdio_transport(ServerSpec('logs'), Trace())) as c:\n    await c.list_tools()\n"
+            "from labkit.host._warm import warm_python_pid\nassert warm_python_pid() is not None",
+            timeout=LIMIT, output_hook=lambda message: None)
+        assert reply["content"]["status"] == "ok", reply["content"]
+    finally:
+        client.stop_channels()
+        kernel = manager.provisioner.process
+        manager.shutdown_kernel(now=False)
+    assert kernel.returncode == 0, f"the kernel ended with {kernel.returncode}: it was stopped, it did not exit"

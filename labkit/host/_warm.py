@@ -45,6 +45,9 @@ class _WarmPython:
         finally:
             listener.close()
         self._await_ready()
+        # Reaped the moment it ends: a kernel shutting down signals its children and waits while any is left, and
+        # an unreaped (zombie) child is still one; jupyter_client then waited 2.5 s and sent the kernel SIGTERM.
+        threading.Thread(target=self.process.wait, name="labkit-warm-python-reaper", daemon=True).start()
 
     def _await_ready(self) -> None:
         """Wait until it has imported the SDK, so that its own start-up never counts against a server's first answer
