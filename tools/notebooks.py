@@ -12,6 +12,7 @@ notebook changes no bytes.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
@@ -80,10 +81,15 @@ def _merge_streams(outputs: list) -> list:
     return merged
 
 
-def main(paths: list[str]) -> int:
-    for name in paths:
-        seconds = execute(Path(name))
-        print(f"{name}: executed in {seconds:.1f} s, {Path(name).stat().st_size / 1024:.0f} kB")
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python tools/notebooks.py", description=__doc__.split("\n")[0])
+    parser.add_argument("notebooks", nargs="+", type=Path, help="the .ipynb files to execute in place")
+    paths = parser.parse_args(argv).notebooks
+    if missing := [str(path) for path in paths if not path.is_file()]:
+        parser.error(f"no such notebook: {', '.join(missing)}")
+    for path in paths:
+        seconds = execute(path)
+        print(f"{path}: executed in {seconds:.1f} s, {path.stat().st_size / 1024:.0f} kB")
     return 0
 
 
