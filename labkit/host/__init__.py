@@ -12,7 +12,8 @@ from ._config import CONFIG_KEYS, load_config, specs_from_config
 from ._conversation import Conversation, ToolCall, ToolResult, Turn
 from ._gate import Approver, GateDecision, GatePolicy, check_call, deny_all, needs_approval
 from ._guards import Guard, LocalTool, LocalToolResult
-from ._host import ERAS, HOST_INFO, Asker, Elicitor, Host, RunResult
+from ._connector import ERAS, HOST_INFO, Elicitor
+from ._host import Asker, Host, RunResult
 from ._jsonschema import jsonschema_module
 from ._launch import (
     REPO_ROOT,

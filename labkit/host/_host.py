@@ -1,44 +1,32 @@
-"""The host: one MCP client per server, the model loop, the gate, and the check before delivery."""
+"""The host: its servers started together, the model loop, the gate on every call, and the check before delivery."""
 
 from __future__ import annotations
 
-import tempfile
-from contextvars import ContextVar
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
-from contextlib import AbstractAsyncContextManager, ExitStack, asynccontextmanager
-from dataclasses import dataclass, replace
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import anyio
-from mcp import Client
-from mcp_types import ElicitRequestFormParams, ElicitResult, Implementation, Tool
+from mcp_types import Tool
 
 from .._i18n import _, ngettext
 from ..trace import Trace
 from ._audit import AuditLog
 from ._config import load_config
-from ._connection import Turn
+from ._connector import Connector, Elicitor
 from ._context import block_text, contents_text, guarded, instructions_prompt
 from ._conversation import ToolCall, ToolResult
 from ._gate import GatePolicy
 from ._guards import Guard, LocalTool
-from ._launch import ServerSpec, http_server
+from ._launch import ServerSpec
 from ._pool import ServerPool
 from ._router import ToolRouter
 from ._tempdirs import LabTempDir
-from ._transports import http_transport, stdio_transport
 
-__all__ = ["ERAS", "FORM_ABOUT", "HOST_INFO", "Asker", "Elicitor", "Host", "RunResult"]
+__all__ = ["Asker", "Host", "RunResult"]
 
-ERAS = {"2026-07-28": "auto", "2025-11-25": "legacy"}
-HOST_INFO = Implementation(name="labkit-host", version="0.1.0")
-"""How the host names itself to servers (`clientInfo`); servers use it as the caller's name."""
-Elicitor = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any] | None]]
-"""Shows a server's question as a form and returns the user's answers, or None to decline."""
-FORM_ABOUT: ContextVar[str] = ContextVar("FORM_ABOUT", default="")
-"""While an elicitor runs: which question this is and why (server, tool, era), for the form to say."""
 Asker = Callable[[str], Awaitable[str]]
 """Shows the model's question to the user and returns the reply."""
 
@@ -81,15 +69,10 @@ class Host:
         namespaced: bool = False,
         start_timeout: float = 30.0,
     ) -> None:
-        if era not in ERAS:
-            raise ValueError(f"era must be one of {sorted(ERAS)}, not {era!r}")
         self.trace = trace
         self.servers = list(servers)
-        self.era = era
-        self.elicit = elicit
         self.ask_user = ask_user
         self.round_cap = round_cap
-        self.input_required_max_rounds = input_required_max_rounds  # form rounds per call (notebook 04)
         self.required_tools = tuple(required_tools)
         self.audit = AuditLog()
         self.pool = ServerPool(trace, guards, namespaced=namespaced, start_timeout=start_timeout)
@@ -98,7 +81,9 @@ class Host:
             trace, self.audit, policy, self.pool, call_timeout=call_timeout, max_result_chars=max_result_chars,
             guards=guards,
         )
-        self._events_dir: LabTempDir | None = None
+        # input_required_max_rounds: the form rounds the SDK allows one call (notebook 04)
+        self.connector = Connector(trace, self.pool, self.router, era=era, elicit=elicit,
+                                   input_required_max_rounds=input_required_max_rounds)
         self._calls = 0
 
     @classmethod
@@ -113,9 +98,10 @@ class Host:
 
     async def __aenter__(self) -> "Host":
         """Start every server at once, each client held by a task of its own; `start_timeout` bounds it all."""
-        self._events_dir = LabTempDir("events")
+        self.connector.events = LabTempDir("events")
         try:
-            await self.pool.start({spec.name: (spec.describe(), partial(self._connect, spec)) for spec in self.servers})
+            await self.pool.start({spec.name: (spec.describe(), partial(self.connector.connect, spec))
+                                   for spec in self.servers})
         except BaseException:
             await self.aclose()
             raise
@@ -131,8 +117,8 @@ class Host:
         finally:
             for log in self.pool.stderr.values():
                 log.close()
-            if self._events_dir is not None:
-                self._events_dir.remove()
+            if self.connector.events is not None:
+                self.connector.events.remove()
 
     async def call(self, tool: str, arguments: dict[str, Any] | None = None) -> ToolResult:
         """One call, carried like a model's: gate, guards, the server, the result as data (notebook 02)."""
@@ -236,69 +222,3 @@ class Host:
         self.trace.record("host", "host", "host.check", _("required work done: {checked}").format(checked=checked))
         self.trace.record("host", "user", "host.deliver", answer, payload={"text": answer})
         return RunResult(answer, True, _("delivered"), rounds)
-
-    @asynccontextmanager
-    async def _connect(self, spec: ServerSpec, turn: Turn) -> AsyncIterator[Client]:
-        """Start the server (or reach its URL) and open one client to it; both end with the block.
-
-        The client's first frame waits for `turn`, so servers started together still handshake in order.
-        """
-        assert self._events_dir is not None
-        # Each server its own folder: its reports are read from its own file, never another's.
-        events = Path(tempfile.mkdtemp(prefix=f"{spec.name}-", dir=self._events_dir.path)) / "events.jsonl"
-        if spec.name not in self.pool.stderr:
-            self.pool.stderr[spec.name] = tempfile.TemporaryFile(mode="w+")
-        stderr = self.pool.stderr[spec.name]
-        if spec.lab_server:
-            spec = replace(spec, env={**spec.env, "LABKIT_EVENTS_FILE": str(events)})
-        processes = ExitStack()
-        try:
-            if spec.url is not None:
-                transport = http_transport(spec.url, self.trace, server=spec.name, headers=spec.headers)
-            elif spec.transport == "http":
-                # Waiting for the port blocks, so it waits in a thread while the other servers start.
-                url = await anyio.to_thread.run_sync(processes.enter_context, http_server(spec, start_timeout=self.pool.start_timeout, errlog=stderr))
-                transport = http_transport(url, self.trace, server=spec.name, server_events=events)
-            else:
-                transport = stdio_transport(spec, self.trace, errlog=stderr, server_events=events)
-            async with Client(
-                _after(turn, transport), mode=ERAS[self.era], elicitation_callback=self._on_elicit,
-                client_info=HOST_INFO, input_required_max_rounds=self.input_required_max_rounds,
-            ) as client:
-                yield client
-        finally:
-            with anyio.CancelScope(shield=True):  # the child must be stopped even when the close was cut short
-                await anyio.to_thread.run_sync(processes.close)
-
-    async def _on_elicit(self, context: Any, params: ElicitRequestFormParams) -> ElicitResult:
-        schema = params.requested_schema if hasattr(params, "requested_schema") else {}
-        self.trace.record(
-            "host", "user", "host.form", _("shows a form: {message}").format(message=params.message),
-            payload=params.model_dump(by_alias=True, mode="json", exclude_none=True),
-        )
-        calls = [e for e in self.trace if e.kind == "jsonrpc.request" and e.meta.get("method") == "tools/call"]
-        tool, server = (calls[-1].name, calls[-1].meta.get("server")) if calls else ("?", "?")
-        if ERAS[self.era] == "legacy":
-            about = _("the {era} server request (elicitation/create) during the {tool} call to the {server} server").format(
-                era=self.era, tool=tool, server=server)
-        else:
-            tries = sum(e.name == tool and e.round == self.trace.round for e in calls)
-            about = _("round {n} of the {tool} call to the {server} server, {era} (input_required)").format(
-                n=tries + 1, tool=tool, server=server, era=self.era)
-        token = FORM_ABOUT.set(about)
-        try:
-            with self.router.user_time():
-                answer = await self.elicit(params.message, schema) if self.elicit is not None else None
-        finally:
-            FORM_ABOUT.reset(token)
-        action = "accept" if answer is not None else "decline"
-        self.trace.record("user", "host", "user.answer", f"{action} {answer or ''}".strip(), payload=answer)
-        return ElicitResult(action=action, content=answer)
-
-
-@asynccontextmanager
-async def _after(turn: Turn, transport: AbstractAsyncContextManager[Any]) -> AsyncIterator[Any]:
-    """The transport started (the server spawned), its streams handed on only when `turn` says so."""
-    async with transport as streams:
-        await turn()
-        yield streams

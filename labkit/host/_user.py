@@ -13,7 +13,8 @@ from mcp_types import ElicitResult
 
 from labkit._i18n import _
 
-from ._host import FORM_ABOUT, Asker, Elicitor
+from ._connector import FORM_ABOUT, Elicitor
+from ._host import Asker
 from ._rerun import Waited, replaces_declined_form, wait_for_click
 
 __all__ = [

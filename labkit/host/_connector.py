@@ -1,0 +1,118 @@
+"""How a host reaches each server: starts it or its URL, opens one tapped MCP client, shows its forms to the user."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, ExitStack, asynccontextmanager
+from contextvars import ContextVar
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client
+from mcp_types import ElicitRequestFormParams, ElicitResult, Implementation
+
+from .._i18n import _
+from ..trace import Trace
+from ._connection import Turn
+from ._launch import ServerSpec, http_server
+from ._pool import ServerPool
+from ._router import ToolRouter
+from ._tempdirs import LabTempDir
+from ._transports import http_transport, stdio_transport
+
+__all__ = ["ERAS", "FORM_ABOUT", "HOST_INFO", "Connector", "Elicitor"]
+
+ERAS = {"2026-07-28": "auto", "2025-11-25": "legacy"}
+HOST_INFO = Implementation(name="labkit-host", version="0.1.0")
+"""How the host names itself to servers (`clientInfo`); servers use it as the caller's name."""
+Elicitor = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any] | None]]
+"""Shows a server's question as a form and returns the user's answers, or None to decline."""
+FORM_ABOUT: ContextVar[str] = ContextVar("FORM_ABOUT", default="")
+"""While an elicitor runs: which question this is and why (server, tool, era), for the form to say."""
+
+
+class Connector:
+    """Opens the host's client to each server in its era, and answers the servers' forms through `elicit`."""
+
+    def __init__(self, trace: Trace, pool: ServerPool, router: ToolRouter, *, era: str, elicit: Elicitor | None,
+                 input_required_max_rounds: int) -> None:
+        if era not in ERAS:
+            raise ValueError(f"era must be one of {sorted(ERAS)}, not {era!r}")
+        self.trace, self.pool, self.router = trace, pool, router
+        self.era, self.elicit = era, elicit
+        self.input_required_max_rounds = input_required_max_rounds
+        self.events: LabTempDir | None = None
+        """The folder of the servers' own event files while the host runs."""
+
+    @asynccontextmanager
+    async def connect(self, spec: ServerSpec, turn: Turn) -> AsyncIterator[Client]:
+        """Start the server (or reach its URL) and open one client to it; both end with the block.
+
+        The client's first frame waits for `turn`, so servers started together still handshake in order.
+        """
+        assert self.events is not None
+        # Each server its own folder: its reports are read from its own file, never another's.
+        events = Path(tempfile.mkdtemp(prefix=f"{spec.name}-", dir=self.events.path)) / "events.jsonl"
+        if spec.name not in self.pool.stderr:
+            self.pool.stderr[spec.name] = tempfile.TemporaryFile(mode="w+")
+        stderr = self.pool.stderr[spec.name]
+        if spec.lab_server:
+            spec = replace(spec, env={**spec.env, "LABKIT_EVENTS_FILE": str(events)})
+        processes = ExitStack()
+        try:
+            if spec.url is not None:
+                transport = http_transport(spec.url, self.trace, server=spec.name, headers=spec.headers)
+            elif spec.transport == "http":
+                # Waiting for the port blocks, so it waits in a thread while the other servers start.
+                started = http_server(spec, start_timeout=self.pool.start_timeout, errlog=stderr)
+                url = await anyio.to_thread.run_sync(processes.enter_context, started)
+                transport = http_transport(url, self.trace, server=spec.name, server_events=events)
+            else:
+                transport = stdio_transport(spec, self.trace, errlog=stderr, server_events=events)
+            async with Client(
+                _after(turn, transport), mode=ERAS[self.era], elicitation_callback=self.on_elicit,
+                client_info=HOST_INFO, input_required_max_rounds=self.input_required_max_rounds,
+            ) as client:
+                yield client
+        finally:
+            with anyio.CancelScope(shield=True):  # the child must be stopped even when the close was cut short
+                await anyio.to_thread.run_sync(processes.close)
+
+    async def on_elicit(self, context: Any, params: ElicitRequestFormParams) -> ElicitResult:
+        """A server's question: shown as a form (its time is the user's, not the call's), answered or declined."""
+        schema = params.requested_schema if hasattr(params, "requested_schema") else {}
+        self.trace.record(
+            "host", "user", "host.form", _("shows a form: {message}").format(message=params.message),
+            payload=params.model_dump(by_alias=True, mode="json", exclude_none=True),
+        )
+        token = FORM_ABOUT.set(self._about())
+        try:
+            with self.router.user_time():
+                answer = await self.elicit(params.message, schema) if self.elicit is not None else None
+        finally:
+            FORM_ABOUT.reset(token)
+        action = "accept" if answer is not None else "decline"
+        self.trace.record("user", "host", "user.answer", f"{action} {answer or ''}".strip(), payload=answer)
+        return ElicitResult(action=action, content=answer)
+
+    def _about(self) -> str:
+        """Which call the form belongs to, and in which era's way it was asked."""
+        calls = [e for e in self.trace if e.kind == "jsonrpc.request" and e.meta.get("method") == "tools/call"]
+        tool, server = (calls[-1].name, calls[-1].meta.get("server")) if calls else ("?", "?")
+        if ERAS[self.era] == "legacy":
+            return _("the {era} server request (elicitation/create) during the {tool} call to the {server} server").format(
+                era=self.era, tool=tool, server=server)
+        tries = sum(e.name == tool and e.round == self.trace.round for e in calls)
+        return _("round {n} of the {tool} call to the {server} server, {era} (input_required)").format(
+            n=tries + 1, tool=tool, server=server, era=self.era)
+
+
+@asynccontextmanager
+async def _after(turn: Turn, transport: AbstractAsyncContextManager[Any]) -> AsyncIterator[Any]:
+    """The transport started (the server spawned), its streams handed on only when `turn` says so."""
+    async with transport as streams:
+        await turn()
+        yield streams
