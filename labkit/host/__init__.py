@@ -15,15 +15,7 @@ from ._guards import Guard, LocalTool, LocalToolResult
 from ._connector import ERAS, HOST_INFO, Elicitor
 from ._host import Asker, Host, RunResult
 from ._jsonschema import jsonschema_module
-from ._launch import (
-    REPO_ROOT,
-    TRANSPORTS,
-    WORKDIR_ENV,
-    ServerSpec,
-    http_server,
-    server_env,
-    stdio_params,
-)
+from ._launch import http_server, stdio_params
 from ._mapping import (
     Api,
     ConvertedTool,
@@ -45,6 +37,7 @@ from ._progress import Progress, progress
 from ._rerun import Waited, wait_for_click
 from ._router import ToolRouter, result_as_data, truncate
 from ._sandbox import Confinement, confinement, sandboxed
+from ._spec import REPO_ROOT, TRANSPORTS, WORKDIR_ENV, ServerSpec, server_env
 from ._start_errors import ServerStartError
 from ._tempdirs import LabTempDir
 from ._transports import http_transport, memory_transport, stdio_transport

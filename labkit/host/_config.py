@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ._launch import ServerSpec
+from ._spec import ServerSpec
 
 __all__ = ["CONFIG_KEYS", "load_config", "specs_from_config"]
 

@@ -17,7 +17,8 @@ from mcp_types import ElicitRequestFormParams, ElicitResult, Implementation
 from .._i18n import _
 from ..trace import Trace
 from ._connection import Turn
-from ._launch import ServerSpec, http_server
+from ._launch import http_server
+from ._spec import ServerSpec
 from ._pool import ServerPool
 from ._router import ToolRouter
 from ._tempdirs import LabTempDir

@@ -20,7 +20,7 @@ from ._context import block_text, contents_text, guarded, instructions_prompt
 from ._conversation import ToolCall, ToolResult
 from ._gate import GatePolicy
 from ._guards import Guard, LocalTool
-from ._launch import ServerSpec
+from ._spec import ServerSpec
 from ._pool import ServerPool
 from ._router import ToolRouter
 from ._tempdirs import LabTempDir
