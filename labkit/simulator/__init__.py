@@ -32,7 +32,7 @@ from ._naive import NAIVE_SCENARIO
 from ._playbooks import SCENARIOS, Scenario
 from ._policy import decide
 from ._server import TeachingServer
-from ._skill_policy import choose_skill, read_catalog, read_method, shared_words
+from ._skill_reading import choose_skill, read_catalog, read_method, shared_words
 from ._stamps import MODEL_NAME
 from ._transport import teaching_transport
 

@@ -1,11 +1,9 @@
-"""The simulated model's skill behaviour: pick a skill from the catalog, load it, then follow its Method list.
+"""The simulated model's skill behaviour: load the skill the catalog offers for the task, then follow its Method list.
 
 Everything here is read from the request, as a real model would: the catalog from the system prompt
-(tier 1), a skill's body from the `load_skill` result (tier 2), its files from `read_skill_resource`
-results (tier 3). Activation: the user names a skill, or a description shares at least
-`ACTIVATE_AT` content words with the user's messages (most shared wins, ties go to the catalog's
-order; sentences starting "Not" or "Do not" are left out). The body's `## Method` is a numbered
-list whose first word is a verb this model can follow:
+(tier 1, which skill is chosen and why is `_skill_reading.py`), a skill's body from the `load_skill`
+result (tier 2), its files from `read_skill_resource` results (tier 3). The body's `## Method` is a
+numbered list whose first word is a verb this model can follow:
 
 - `Read `path`` [when the question mentions a, b or c] — read a file of the skill;
 - `Ask "question"` — asked when the next Call or Prompt cannot fill its slots from the user's words;
@@ -22,7 +20,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
 from labkit._i18n import _
@@ -31,89 +28,20 @@ from ._answers import sentences
 from ._dialogue import Decision, Dialogue, PlannedCall, ToolOutcome, ToolSeen
 from ._playbooks import resolve_tool
 from ._quoting import cut, json_of
+from ._skill_reading import Step, choose_skill, read_catalog, read_method
 from ._words import content_words
 
-__all__ = ["ACTIVATE_AT", "LOAD", "PROMPT", "READ", "SkillDecision", "Step", "choose_skill", "follow_skill",
-           "read_catalog", "read_method", "shared_words"]
+__all__ = ["LOAD", "PROMPT", "READ", "SkillDecision", "follow_skill"]
 
 LOAD, READ, PROMPT = "load_skill", "read_skill_resource", "get_skill_prompt"
-ACTIVATE_AT = 2
-_CATALOG = re.compile(r"<skill>\s*<name>(.*?)</name>\s*<description>(.*?)</description>", re.S)
-_ITEM = re.compile(r"^\s*(\d+)\.\s+\**([A-Za-z]+)\**\s*(.*)$")
-_CALL = re.compile(r"`([\w./-]+)\((.*?)\)`")
-_QUOTE = re.compile(r"\"([^\"]+)\"")
-_MENTIONS = re.compile(r"when the question mentions (.+?)\.?\s*$", re.I)
 _ROW = re.compile(r"^\|([^|]+)\|([^|]+)\|\s*$", re.M)
 _STRIP = "`'\".,;:!?()[]{}"
-_NEGATIVE = re.compile(r"\s*(not|do not|don't|never)\b", re.I)
-
-
-@dataclass(frozen=True)
-class Step:
-    """One numbered line of a skill's Method, as this model understands it (notebook 06)."""
-
-    n: int
-    verb: str
-    target: str = ""
-    arguments: dict[str, str] = field(default_factory=dict)
-    quote: str = ""
-    mentions: tuple[str, ...] = ()
 
 
 class SkillDecision(Decision):
     """A decision taken by following a skill: its calls are sent as written, not fitted to the schema (notebook 06)."""
 
     literal = True
-
-
-def read_catalog(system: str) -> list[tuple[str, str]]:
-    """The (name, description) pairs of the `<available_skills>` block in a system prompt (notebook 06)."""
-    return [(n.strip(), " ".join(d.split())) for n, d in _CATALOG.findall(system or "")]
-
-
-def read_method(body: str) -> list[Step]:
-    """The numbered items under `## Method`, with verb, target, arguments and quoted text (notebook 06)."""
-    section = re.split(r"^##\s+Method\s*$", body, maxsplit=1, flags=re.M | re.I)
-    if len(section) < 2:
-        return []
-    steps = []
-    for line in re.split(r"^##\s", section[1], maxsplit=1, flags=re.M)[0].splitlines():
-        item = _ITEM.match(line)
-        if item is None:
-            continue
-        n, verb, rest = int(item.group(1)), item.group(2).lower(), item.group(3)
-        call = _CALL.search(rest)
-        quote = _QUOTE.search(rest)
-        mentions = _MENTIONS.search(rest)
-        path = re.search(r"`([^`(]+)`", rest)
-        steps.append(Step(
-            n, verb,
-            target=call.group(1) if call else (path.group(1) if path else ""),
-            arguments=_split_arguments(call.group(2)) if call else {},
-            quote=quote.group(1) if quote else "",
-            mentions=tuple(w.strip() for w in re.split(r",|\bor\b|\band\b", mentions.group(1)) if w.strip())
-            if mentions else (),
-        ))
-    return steps
-
-
-def choose_skill(catalog: list[tuple[str, str]], text: str) -> tuple[str | None, list[str]]:
-    """The skill to activate for the user's words, and why: named by the user, or the best description (notebook 06)."""
-    for name, _description in catalog:
-        if re.search(rf"(?<![\w/-]){re.escape(name)}(?![\w/-])", text, re.I):
-            return name, [f"skill {name!r} is named by the user: activate it"]
-    scored = [(len(shared_words(d, text)), -i, n, sorted(shared_words(d, text))) for i, (n, d) in enumerate(catalog)]
-    notes = [f"skill {n!r} shares {s} word(s) with the user: {shared}" for s, _, n, shared in scored]
-    best = max(scored, default=None)
-    if best is None or best[0] < ACTIVATE_AT:
-        return None, notes + [f"no description shares {ACTIVATE_AT} or more words: no skill is loaded"]
-    return best[2], notes + [f"activate {best[2]!r} (most shared words, at least {ACTIVATE_AT})"]
-
-
-def shared_words(description: str, text: str) -> set[str]:
-    """The content words a description shares with the user's text; "Not …" sentences left out (notebook 06)."""
-    sentences = re.split(r"(?<=[.!?])\s+", description)
-    return content_words(" ".join(s for s in sentences if not _NEGATIVE.match(s))) & content_words(text)
 
 
 def follow_skill(dialogue: Dialogue, declined: list[str] | None = None) -> Decision | None:
@@ -207,11 +135,6 @@ def _call_step(dialogue: Dialogue, step: Step, where: str, said: str, synonyms: 
 def _history(dialogue: Dialogue) -> list[tuple[ToolSeen, ToolOutcome | None]]:
     results = {r.call_id: r for m in dialogue.messages for r in m.results}
     return [(c, results.get(c.id)) for m in dialogue.messages for c in m.calls]
-
-
-def _split_arguments(text: str) -> dict[str, str]:
-    pairs = re.findall(r"(\w+)\s*=\s*(<[^>]*>|\"[^\"]*\"|[^,]+)", text)
-    return {k: v.strip() for k, v in pairs}
 
 
 def _values(spec: str, said: str, synonyms: dict[str, str]) -> list[object]:
