@@ -5,7 +5,7 @@ from __future__ import annotations
 from labkit.simulator import NAIVE_SCENARIO, Dialogue, decide
 from labkit.simulator._arguments import extract_arguments
 from labkit.simulator._dialogue import Message, ToolOutcome, ToolSeen, ToolSpec
-from labkit.simulator._naive import as_read, orders_in
+from labkit.simulator._orders import as_read, orders_in
 from servers.untrusted import docs, poisoned
 
 READER = ToolSpec("files__read_file", "Read a text file.",

@@ -20,7 +20,7 @@ from labkit.security import (
     ApprovalDesk, Defences, PathGuard, PinStore, Shield, UntrustedResults, careful_user, host_state_dir,
     least_privilege, scan_tool,
 )
-from labkit.simulator._naive import orders_in, schema_texts
+from labkit.simulator._orders import orders_in, schema_texts
 from labkit.trace import Trace
 from servers.untrusted._ground_truth import untrusted_dir
 
