@@ -1,6 +1,6 @@
 """The host's defences against untrusted MCP servers (notebook 07), each a switchable `Guard` or launch policy.
 
-- `_scanner`: rules over every string of a definition and the server's instructions (`ScanGuard`);
+- `_scanner`: rules over every string of a definition and the server's instructions; `_scan_guard` applies them (`ScanGuard`);
 - `_pins`: a SHA-256 pin per tool definition, kept on disk; a new or changed tool waits for a person (`PinGuard`);
 - `_checks`: untrusted annotations ignored, paths (resolved) kept in the workspace, secrets kept in and out of the trace;
 - `_results`: hidden characters stripped, untrusted results wrapped as data, and the taint they leave;
@@ -18,7 +18,8 @@ from ._hidden import HIDDEN, count_hidden, readable, reveal, strip_hidden
 from ._pins import PinApprover, PinGuard, PinStore, fingerprint, trust_on_first_use
 from ._preflight import QUESTIONS, answers_table, preflight
 from ._results import TaintGuard, UntrustedResults, wrap_untrusted
-from ._scanner import RULES, Finding, Rule, ScanGuard, findings_table, scan_text, scan_tool, texts_of
+from ._scan_guard import ScanGuard
+from ._scanner import RULES, Finding, Rule, findings_table, scan_text, scan_tool, texts_of
 from ._shield import DEFENCES, TRUSTED_SERVERS, Defences, Shield
 
 __all__ = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -12,14 +12,14 @@ from mcp_types import Tool
 
 from labkit._i18n import _
 
-from ..host import Guard, wire_tool
-from ..trace import Trace, base64_texts
+from ..host import wire_tool
+from ..trace import base64_texts
 from ._hidden import HIDDEN, count_hidden, readable, reveal
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["RULES", "Finding", "Rule", "ScanGuard", "findings_table", "scan_text", "scan_tool", "texts_of"]
+__all__ = ["RULES", "Finding", "Rule", "findings_table", "scan_text", "scan_tool", "texts_of"]
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 _PADDING = re.compile(r" {40,}|\n{8,}")
@@ -178,67 +178,3 @@ def findings_table(findings: Iterable[Finding], **columns: Any) -> pd.DataFrame:
     import pandas as pd
     return pd.DataFrame([{**columns, **asdict(f)} for f in findings],
                         columns=[*columns, "rule", "where", "excerpt", "severity"])
-
-
-class ScanGuard(Guard):
-    """Withholds every tool the scanner flags, and every tool of a server whose instructions it flags (notebook 07).
-
-    A finding of severity "review" (a name claiming powers over the host, a description written to
-    win the model's choice) does not withhold the tool: a person is asked about every call to it.
-    It remembers the names each server listed, so a later untrusted server cannot reuse (shadow)
-    them; the shield lists trusted servers first. `instructions(server)` returns the server's instructions;
-    flagged ones are kept out of the system prompt (`on_instructions`).
-    """
-
-    def __init__(
-        self, trace: Trace, withheld: dict[tuple[str, str], str], *,
-        instructions: Callable[[str], str | None] = lambda server: None,
-        trusted: Callable[[str], bool] = lambda server: False, rules: Sequence[Rule] = RULES,
-    ) -> None:
-        self.trace, self.withheld, self.instructions, self.rules = trace, withheld, instructions, rules
-        self.trusted = trusted
-        self.names: dict[str, dict[str, str]] = {}
-        self.reviewed: dict[tuple[str, str], str] = {}
-
-    async def on_list(self, server: str, tools: list[Tool]) -> list[Tool]:
-        # A trusted server keeps its names even if an untrusted one listed them first.
-        others = {} if self.trusted(server) else {
-            name: owner for owner, names in self.names.items() if owner != server for name in names}
-        self.names[server] = {tool.name: server for tool in tools}
-        told = scan_text(self.instructions(server) or "", "instructions", self.rules)
-        kept = []
-        for tool in tools:
-            found = told + scan_tool(tool, others=others, rules=self.rules)
-            review = sorted({f.rule for f in found if f.severity == "review"})
-            if review:
-                self.reviewed[(server, tool.name)] = _("the scanner asks a person to review it ({review})").format(
-                    review=', '.join(review))
-            findings = [f for f in found if f.severity == "block"]
-            if not findings:
-                kept.append(tool)
-                continue
-            rules = sorted({f.rule for f in findings})
-            self.withheld[(server, tool.name)] = _("the scanner flagged it ({rules})").format(rules=', '.join(rules))
-            self.trace.record("host", "host", "host.scan", _("scanner withheld {server}/{name}: {rules}").format(
-                server=server, name=tool.name, rules=', '.join(rules)),
-                              name=tool.name, payload=[asdict(f) for f in findings], server=server,
-                              outcome="withheld", by=self.name)
-        if tools and len(kept) == len(tools):
-            self.trace.record("host", "host", "host.scan", _("scanner: {server}'s {n_tools} tool(s) look clean").format(
-                server=server, n_tools=len(tools)),
-                              server=server, outcome="allowed", by=self.name)
-        return kept
-
-    async def review(self, server: str, tool: Tool, name: str, arguments: dict[str, Any]) -> str | None:
-        return self.reviewed.get((server, tool.name))
-
-    def on_instructions(self, server: str, text: str) -> str:
-        """Flagged instructions never reach the system prompt (the server's tools are withheld too, at listing)."""
-        findings = [f for f in scan_text(text, "instructions", self.rules) if f.severity == "block"]
-        if not findings:
-            return text
-        rules = ", ".join(sorted({f.rule for f in findings}))
-        self.trace.record("host", "host", "host.scan", _("scanner kept {server}'s instructions out of the system prompt: "
-                                                         "{rules}").format(server=server, rules=rules),
-                          payload=[asdict(f) for f in findings], server=server, outcome="withheld", by=self.name)
-        return ""

@@ -16,7 +16,7 @@ from ._checks import EgressGuard, HintsGuard, PathGuard, host_secrets
 from ._confine import LabFolder, least_privilege, over_broad
 from ._pins import PinApprover, PinGuard, PinStore, trust_on_first_use
 from ._results import TaintGuard, UntrustedResults
-from ._scanner import ScanGuard
+from ._scan_guard import ScanGuard
 
 if TYPE_CHECKING:
     import pandas as pd
