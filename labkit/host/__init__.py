@@ -16,29 +16,19 @@ from ._connector import ERAS, HOST_INFO, Elicitor
 from ._host import Asker, Host, RunResult
 from ._jsonschema import jsonschema_module
 from ._launch import http_server, stdio_params
-from ._mapping import (
-    Api,
-    ConvertedTool,
-    McpCall,
-    NameMap,
-    convert_tool,
-    convert_tools,
-    drop_nulls,
-    provider_name,
-    strict_schema,
-    to_mcp_call,
-    wire_tool,
-)
+from ._mapping import Api, ConvertedTool, McpCall, convert_tool, convert_tools, to_mcp_call, wire_tool
 from ._message_limit import MAX_RESULT_BYTES_ENV, ServerMessageTooLarge, max_message_bytes
 from ._model_clients import ENV_VAR, ModelSelection, Provider, import_sdk_meanwhile, model_client, select_model
 from ._pool import HOST_SERVER, Route, ServerPool
 from ._ports import free_port
 from ._progress import Progress, progress
+from ._provider_names import NameMap, provider_name
 from ._rerun import Waited, wait_for_click
 from ._router import ToolRouter, result_as_data, truncate
 from ._sandbox import Confinement, confinement, sandboxed
 from ._spec import REPO_ROOT, TRANSPORTS, WORKDIR_ENV, ServerSpec, server_env
 from ._start_errors import ServerStartError
+from ._strict_schema import drop_nulls, strict_schema
 from ._tempdirs import LabTempDir
 from ._transports import http_transport, memory_transport, stdio_transport
 from ._user import (

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ._mapping import NameMap, to_mcp_call
+from ._mapping import to_mcp_call
+from ._provider_names import NameMap
 
 __all__ = ["DIALECTS", "Dialect", "ToolCall", "ToolResult"]
 

@@ -2,31 +2,16 @@
 
 from __future__ import annotations
 
-import copy
-import functools
-import hashlib
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = [
-    "Api",
-    "ConvertedTool",
-    "McpCall",
-    "NameMap",
-    "convert_tool",
-    "convert_tools",
-    "drop_nulls",
-    "provider_name",
-    "strict_schema",
-    "to_mcp_call",
-    "wire_tool",
-]
+from ._provider_names import NameMap, provider_name
+from ._strict_schema import drop_nulls, strict_schema
+
+__all__ = ["Api", "ConvertedTool", "McpCall", "convert_tool", "convert_tools", "to_mcp_call", "wire_tool"]
 
 Api = Literal["anthropic", "chat", "responses"]
-_NAME_LIMIT = 64
-_NOT_ALLOWED = re.compile(r"[^a-zA-Z0-9_-]")
 _CONSTRAINTS = ("format", "pattern", "minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems")
 _NEVER_SENT = {
     "annotations": "hints for the host (e.g. ask before a destructiveHint tool), never sent to the model",
@@ -39,81 +24,6 @@ _NEVER_SENT = {
 def wire_tool(tool: Any) -> dict[str, Any]:
     """An `mcp_types.Tool` or its wire dict, as the camelCase dict `tools/list` carries (notebook 02)."""
     return tool.model_dump(by_alias=True, exclude_none=True, mode="json") if hasattr(tool, "model_dump") else dict(tool)
-
-
-def _hashed(name: str, keep: int) -> str:
-    return name[:keep] + "_" + hashlib.sha256(name.encode()).hexdigest()[:8]
-
-
-def provider_name(mcp_name: str) -> str:
-    """A name providers accept (`^[a-zA-Z0-9_-]{1,64}$`): dots and other characters → `_` (notebook 02)."""
-    name = _NOT_ALLOWED.sub("_", mcp_name) or "tool"
-    return name if len(name) <= _NAME_LIMIT else _hashed(name, _NAME_LIMIT - 9)
-
-
-class NameMap:
-    """MCP names ↔ provider names, unique even when two MCP names sanitise alike (notebook 02)."""
-
-    def __init__(self, mcp_names: list[str]) -> None:
-        self._to_provider: dict[str, str] = {}
-        for mcp_name in mcp_names:
-            name = provider_name(mcp_name)
-            if name in self._to_provider.values():
-                name = _hashed(name, _NAME_LIMIT - 9)
-            self._to_provider[mcp_name] = name
-        self._to_mcp = {p: m for m, p in self._to_provider.items()}
-
-    def provider(self, mcp_name: str) -> str:
-        return self._to_provider.get(mcp_name) or provider_name(mcp_name)
-
-    def mcp(self, name: str) -> str:
-        """The MCP name behind a provider name; an unknown name comes back unchanged for the server to refuse."""
-        return self._to_mcp.get(name, name)
-
-
-def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    kind = schema.get("type")
-    if kind is None:
-        return {"anyOf": [schema, {"type": "null"}]}
-    kinds = kind if isinstance(kind, list) else [kind]
-    nullable = {**schema, "type": kinds if "null" in kinds else [*kinds, "null"]}
-    if "enum" in schema and None not in schema["enum"]:
-        nullable["enum"] = [*schema["enum"], None]
-    return nullable
-
-
-def strict_schema(schema: dict[str, Any], *, require_all: bool = True) -> dict[str, Any]:
-    """Strict mode done right: no extra keys anywhere; for OpenAI (`require_all`) every property required and
-    optional ones nullable; Anthropic's strict keeps optional properties optional (notebook 02)."""
-    result = copy.deepcopy(schema)
-    inner = functools.partial(strict_schema, require_all=require_all)
-    if result.get("type") == "object" or "properties" in result:
-        properties = result.get("properties") or {}
-        required = set(result.get("required") or [])
-        result["properties"] = {
-            k: inner(v) if k in required or not require_all else _nullable(inner(v)) for k, v in properties.items()
-        }
-        if require_all:
-            result["required"] = list(properties)
-        result["additionalProperties"] = False
-    if isinstance(result.get("items"), dict):
-        result["items"] = inner(result["items"])
-    for key in ("anyOf", "oneOf", "allOf"):
-        if key in result:
-            result[key] = [inner(s) for s in result[key]]
-    for key in ("$defs", "definitions"):
-        if key in result:
-            result[key] = {k: inner(s) for k, s in result[key].items()}
-    return result
-
-
-def drop_nulls(value: Any) -> Any:
-    """Remove `null` arguments (strict mode's "not given") so the MCP server's defaults apply (notebook 02)."""
-    if isinstance(value, dict):
-        return {k: drop_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [drop_nulls(v) for v in value]
-    return value
 
 
 @dataclass(frozen=True)
