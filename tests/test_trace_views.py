@@ -10,7 +10,7 @@ import unicodedata
 from labkit.trace import Trace, sequence_diagram
 from labkit.trace._columns import wrap_columns
 from labkit.trace._summaries import fold
-from labkit.trace._views import diagram_label
+from labkit.trace._labels import diagram_label
 
 _MARKER = re.compile(r"…\(\+(\d+) chars\)")
 

@@ -9,15 +9,17 @@ This wing imports nothing else of labkit.
 from ._encodings import base64_texts
 from ._events import ACTORS, Actor, Event, Trace
 from ._kinds import KIND_MEANINGS, Kind, Meta, Outcome
+from ._labels import ACTOR_LABELS
 from ._mcp_tap import TappedTransport, frame_payload
 from ._model_tap import OFFLINE_KEY, SIMULATED_MODEL, ModelTap, redact
 from ._otel import AGENT_NAME, export_otlp, save_otlp, to_otlp
 from ._overlap import CallSpan, call_spans, covered, overlap_saving
 from ._png import save_png
+from ._select import select
 from ._steps import STEP_ACTORS, Step, count_steps, group_steps, steps_table
 from ._summaries import fold, frame_kind, summarise_frame
 from ._tokens import ESTIMATOR, estimate_tokens
-from ._views import ACTOR_LABELS, Diagram, pretty, select, sequence_diagram, table
+from ._views import Diagram, pretty, sequence_diagram, table
 
 __all__ = [
     "ACTOR_LABELS",

@@ -8,7 +8,8 @@ from typing import Any
 
 from .._i18n import _
 from ._events import ACTORS, Event, Trace
-from ._views import ACTOR_LABELS, diagram_label, select
+from ._labels import ACTOR_LABELS, diagram_label
+from ._select import select
 
 # The lab's matplotlib style, shared with the charts server: DejaVu Sans with a CJK fallback.
 _STYLE = Path(__file__).resolve().parents[2] / "lab.mplstyle"

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from labkit._i18n import _
 
 from ._events import Event, Trace
-from ._views import select
+from ._select import select
 
 if TYPE_CHECKING:
     import pandas as pd

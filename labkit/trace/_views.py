@@ -7,55 +7,21 @@ import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .._i18n import N_, _
-from ._columns import wrap_columns
+from .._i18n import _
 from ._events import ACTORS, Event, Trace
-from ._summaries import find_fold, fold, hidden_marker
+from ._labels import ACTOR_LABELS, diagram_label
+from ._png import display_png
+from ._select import select
+from ._summaries import fold
 
 if TYPE_CHECKING:
     from ._event_table import EventTable
 
-__all__ = ["ACTOR_LABELS", "Diagram", "diagram_label", "pretty", "select", "sequence_diagram", "table"]
+__all__ = ["Diagram", "pretty", "sequence_diagram", "table"]
 
-ACTOR_LABELS = {  # English; drawn through _() in the learner's language
-    "user": N_("User"),
-    "host": N_("Host"),
-    "model": N_("Model"),
-    "client": N_("MCP client"),
-    "server": N_("MCP server"),
-    "system": N_("Business system"),
-}
 # Mermaid reads ';' as a statement end and '#' as the start of an entity code.
 _MERMAID_ESCAPES = str.maketrans({"#": "#35;", ";": "#59;", "<": "#lt;", ">": "#gt;", "\n": " "})
-# Columns per line (a Chinese character takes two) and lines per arrow label: six actors then fit a notebook
-# cell at labels >= 11 px, in either language.
-_LABEL_WIDTH, _LABEL_LINES = 26, 2
 _TABLE_COLUMNS = ["seq", "round", "from", "to", "kind", "summary", "name", "server", "id"]
-
-
-def select(
-    trace: Trace | Iterable[Event],
-    *,
-    actors: Iterable[str] | None = None,
-    rounds: Iterable[int] | None = None,
-    kinds: Iterable[str] | None = None,
-    http: bool = False,
-) -> list[Event]:
-    """Events filtered by actor (either end), round and kind prefix (notebook 00).
-
-    HTTP-level events (status codes, MCP headers) are left out unless `http=True`.
-    """
-    actor_set = set(actors) if actors is not None else None
-    round_set = set(rounds) if rounds is not None else None
-    kind_list = list(kinds) if kinds is not None else None
-    return [
-        e
-        for e in trace
-        if (http or e.meta.get("layer") != "http")
-        and (actor_set is None or e.src in actor_set or e.dst in actor_set)
-        and (round_set is None or e.round in round_set)
-        and (kind_list is None or any(e.kind.startswith(k) for k in kind_list))
-    ]
 
 
 def table(trace: Trace | Iterable[Event], *, times: bool = False, **filters: Any) -> "EventTable":
@@ -99,8 +65,6 @@ class Diagram:
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         bundle = {"text/markdown": f"```mermaid\n{self.source}\n```", "text/plain": self.source}
         if self.events:
-            from ._png import display_png  # the picture needs matplotlib, loaded only when a diagram is shown
-
             bundle["image/png"] = base64.b64encode(display_png(self.events)).decode("ascii")
         return bundle
 
@@ -143,25 +107,6 @@ def sequence_diagram(trace: Trace | Iterable[Event], *, numbered: bool = True, *
             arrow = "-->>" if e.is_reply else "->>"
             lines.append(f"    {e.src}{arrow}{e.dst}: {text}")
     return Diagram("\n".join(lines), events)
-
-
-def diagram_label(text: str) -> list[str]:
-    """An arrow's label as at most two short lines, cut once; the table has the whole text (notebook 00).
-
-    A summary already folded (`head…(+N chars)…tail`) is cut from the text it stood for: the label
-    keeps the start and one marker counts every character of the original it does not show.
-    """
-    folded = find_fold(text)
-    lines = wrap_columns(text, _LABEL_WIDTH) or [""]
-    if folded is None and len(lines) <= _LABEL_LINES:
-        return lines
-    total = len(text) - len(folded.group()) + int(folded["more"]) if folded else len(text)
-    kept = (text[: folded.start()] if folded else text)[: _LABEL_WIDTH * _LABEL_LINES]
-    while True:
-        lines = wrap_columns(kept.rstrip() + hidden_marker(total - len(kept.rstrip())), _LABEL_WIDTH)
-        if len(lines) <= _LABEL_LINES or not kept:
-            return lines[:_LABEL_LINES]
-        kept = kept[:-1]
 
 
 def pretty(event: Event, *, limit: int = 240) -> str:

@@ -1,0 +1,34 @@
+"""The events a view shows: chosen by actor, round and kind (notebook 00)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ._events import Event, Trace
+
+__all__ = ["select"]
+
+
+def select(
+    trace: Trace | Iterable[Event],
+    *,
+    actors: Iterable[str] | None = None,
+    rounds: Iterable[int] | None = None,
+    kinds: Iterable[str] | None = None,
+    http: bool = False,
+) -> list[Event]:
+    """Events filtered by actor (either end), round and kind prefix (notebook 00).
+
+    HTTP-level events (status codes, MCP headers) are left out unless `http=True`.
+    """
+    actor_set = set(actors) if actors is not None else None
+    round_set = set(rounds) if rounds is not None else None
+    kind_list = list(kinds) if kinds is not None else None
+    return [
+        e
+        for e in trace
+        if (http or e.meta.get("layer") != "http")
+        and (actor_set is None or e.src in actor_set or e.dst in actor_set)
+        and (round_set is None or e.round in round_set)
+        and (kind_list is None or any(e.kind.startswith(k) for k in kind_list))
+    ]
