@@ -11,8 +11,8 @@ from typing import Any
 import anyio
 import psutil
 import pytest
-from mcp import Client
 from jupyter_client.manager import start_new_kernel
+from mcp import Client
 from mcp.client.stdio import stdio_client
 
 from labkit.host import REPO_ROOT, ServerSpec, http_server, stdio_params
