@@ -29,10 +29,15 @@ def sanitized(text: str) -> str:
     return text
 
 
+def answer(trace: Trace) -> dict:
+    """The server's result of the conversion."""
+    (reply,) = [e for e in trace.of_kind("jsonrpc.response") if e.name == "convert_time"]
+    return reply.payload["result"]
+
+
 def shown(trace: Trace) -> str:
     """What lesson 02 prints of the answer, its trace table and its sequence diagram."""
-    (answer,) = [e for e in trace.of_kind("jsonrpc.response") if e.name == "convert_time"]
-    result = answer.payload["result"]
+    result = answer(trace)
     rows = table(trace)[["from", "to", "kind", "name", "summary"]]
     return "\n".join([str(result["structuredContent"]), result["content"][0]["text"], rows.to_string(),
                       rows.to_html(), str(sequence_diagram(trace))])
@@ -62,8 +67,7 @@ def today() -> tuple[Trace, dt.date]:
         return trace
 
     trace = anyio.run(convert)
-    (answer,) = [e for e in trace.of_kind("jsonrpc.response") if e.name == "convert_time"]
-    return trace, dt.date.fromisoformat(answer.payload["result"]["structuredContent"]["source"]["datetime"][:10])
+    return trace, dt.date.fromisoformat(answer(trace)["structuredContent"]["source"]["datetime"][:10])
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

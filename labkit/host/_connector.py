@@ -18,9 +18,9 @@ from .._i18n import _
 from ..trace import Trace
 from ._connection import Turn
 from ._launch import http_server
-from ._spec import ServerSpec
 from ._pool import ServerPool
 from ._router import ToolRouter
+from ._spec import ServerSpec
 from ._tempdirs import LabTempDir
 from ._transports import http_transport, stdio_transport
 

@@ -20,9 +20,9 @@ from ._context import block_text, contents_text, guarded, instructions_prompt
 from ._conversation import ToolCall, ToolResult
 from ._gate import GatePolicy
 from ._guards import Guard, LocalTool
-from ._spec import ServerSpec
 from ._pool import ServerPool
 from ._router import ToolRouter
+from ._spec import ServerSpec
 from ._tempdirs import LabTempDir
 
 __all__ = ["Asker", "Host", "RunResult"]

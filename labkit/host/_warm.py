@@ -18,8 +18,6 @@ WARM_START_ENV = "LABKIT_WARM_START"
 _SCRIPT = str(Path(__file__).with_name("_warm_python.py"))
 _TITLE_ROOM = " " * 512  # room for each forked server's command line (`_warm_python.retitle`)
 _ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "PYTHONDONTWRITEBYTECODE")
-READY = b"ready\n"
-"""What the warm Python writes on its stdout once it has imported the SDK and serves."""
 _READY_TIMEOUT_S = 60.0
 
 
@@ -52,6 +50,8 @@ class _WarmPython:
     def _await_ready(self) -> None:
         """Wait until it has imported the SDK, so that its own start-up never counts against a server's first answer
         (the SDK gives `server/discover` 10 s, then falls back to the old handshake: a loaded machine took longer)."""
+        from ._warm_python import READY  # its own word, defined where it is written (only standard modules load)
+
         assert self.process.stdout is not None
         with self.process.stdout as said:
             ready, _, _ = select.select([said], [], [], _READY_TIMEOUT_S)

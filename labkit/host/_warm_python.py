@@ -30,6 +30,8 @@ _PRELOADED = ("anyio", "pydantic", "sqlite3", "mcp", "mcp.server.mcpserver", "mc
 _WHEN_IDLE = ("matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg")
 _PR_SET_PDEATHSIG = 1
 _MAX_REQUEST = 1 << 20
+READY = b"ready\n"
+"""What it writes on its stdout once the SDK is imported; the host waits for it (`_warm._await_ready`)."""
 
 
 def retitle(argv: list[str]) -> None:
@@ -165,7 +167,7 @@ def main() -> None:
     retitle([sys.executable, __file__])
     for name in _PRELOADED:
         __import__(name)
-    os.write(sys.stdout.fileno(), b"ready\n")  # the host waits for this (`_warm.READY`) before it sends a request
+    os.write(sys.stdout.fileno(), READY)
     serve(listener)
 
 
