@@ -7,7 +7,10 @@
 # The CLI declares no elicitation capability in either era, so charts must not ask it a question: at
 # 2025-11-25 the tool answers isError, at 2026-07-28 the request fails with -32021 (missing required client
 # capability). Before that error existed in the server, the modern call hung (stdio and HTTP alike).
-# Usage: .ci/inspector_check.sh            (PYTHON, INSPECTOR_VERSION, INSPECTOR_TIMEOUT may be overridden)
+# The Inspector is installed once into $LABKIT_NPM_CACHE/inspector (default ~/.cache/labkit-npm/inspector), outside the
+# repository, and run with node: `npx -y` resolved the package anew for each of the 24 runs (4 s each here), and on
+# a machine whose npm cache was empty its first run spent the whole timeout downloading.
+# Usage: .ci/inspector_check.sh   (PYTHON, INSPECTOR_VERSION, INSPECTOR_TIMEOUT, LABKIT_NPM_CACHE may be overridden)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +19,7 @@ INSPECTOR_VERSION="${INSPECTOR_VERSION:-2.12.0}"
 INSPECTOR_TIMEOUT="${INSPECTOR_TIMEOUT:-60}"
 # The Inspector's own connect limit is 15 s: CI runs this beside the test suites, where a cold start takes longer.
 INSPECTOR_CONNECT_MS="${INSPECTOR_CONNECT_MS:-45000}"
+INSPECTOR_HOME="${LABKIT_NPM_CACHE:-$HOME/.cache/labkit-npm}/inspector"
 DATA_DIR="$(mktemp -d)"
 ERRORS="$(mktemp)"
 HTTP_PID=""
@@ -23,11 +27,20 @@ trap '[[ -n "$HTTP_PID" ]] && kill "$HTTP_PID" 2>/dev/null; rm -rf "$DATA_DIR" "
 failures=0
 MISSING_CAPABILITY="did not declare the form elicitation capability"
 
+inspector_package="$INSPECTOR_HOME/node_modules/@modelcontextprotocol/inspector"
+if ! grep -qs "\"version\": \"$INSPECTOR_VERSION\"" "$inspector_package/package.json"; then
+  echo "installing @modelcontextprotocol/inspector@$INSPECTOR_VERSION into $INSPECTOR_HOME"
+  timeout 300 npm install --prefix "$INSPECTOR_HOME" --no-audit --no-fund --loglevel=error \
+    "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" >/dev/null 2>"$ERRORS" \
+    || { grep -v EBADENGINE "$ERRORS" | grep -v "^npm warn"; echo "npm install of the Inspector failed"; exit 1; }
+fi
+inspector_cli="$inspector_package/$(node -p "require('$inspector_package/package.json').bin['mcp-inspector']")"
+
 # inspect ERA TARGET...: one Inspector CLI run in a protocol era, killed after INSPECTOR_TIMEOUT seconds.
 inspect() {
   local era=$1
   shift
-  timeout "$INSPECTOR_TIMEOUT" npx -y "@modelcontextprotocol/inspector@${INSPECTOR_VERSION}" --cli \
+  timeout "$INSPECTOR_TIMEOUT" node "$inspector_cli" --cli \
     --connect-timeout "$INSPECTOR_CONNECT_MS" --protocol-era "$era" "$@" 2>"$ERRORS"
 }
 
