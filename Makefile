@@ -37,7 +37,7 @@ lab: $(STAMP) $(LAB_SETTINGS)
 	$(VENV)/bin/jupyter lab $(ROOT_FLAG) $(START)
 
 # The tests (two halves) and the notebooks (English, Chinese) as four pytest runs side by side; each prints
-# its command. `make test SUITES="notebooks notebooks-zh-CN"` runs only the suites named.
+# its command. `make test SUITES="notebooks notebooks-zh-CN"` runs only the suites named; CI adds `browser`.
 test: $(STAMP)
 	$(PY) tools/run_tests.py $(SUITES)
 

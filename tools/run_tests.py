@@ -1,12 +1,16 @@
 """Run the lab's test suites side by side (`make test`): the tests in two halves, the English and Chinese notebooks.
 
-    python tools/run_tests.py [--serial] [SUITE ...]
-        (suites: tests, tests-attacks-faults, notebooks, notebooks-zh-CN)
+    python tools/run_tests.py [--serial | --jobs N] [SUITE ...]
+        (suites: tests, tests-attacks-faults, notebooks, notebooks-zh-CN; and browser, only when named)
 
 Each suite is one pytest process; they share no files (the Chinese notebooks get a data folder of their
 own, each test process makes its own), so on a machine with two cores they take about half the time in a
 row. The attack and fault tests are a suite of their own: they start the most servers (sandboxed ones
 cold), about as long as all the other tests together.
+At most `--jobs` suites run at once (4); a suite named beyond that starts, in order, as soon as one ends.
+CI names `browser` last (`.ci/browser.sh`: the lessons in JupyterLab and Chromium, which needs Chromium):
+it waits for the notebooks to end, so the two cores are never shared more thinly than by four suites,
+and it then runs beside the longer test suites instead of alone after them.
 Each suite's output goes to `out/test-logs/<suite>.log`; a line is printed as each ends, and the whole
 log of a suite that failed. The exit status is 0 only if every suite passed.
 """
@@ -30,6 +34,8 @@ _NBVAL = [*_PYTEST, "-p", "tests.nbval_pairs", "--nbval-pairs", "--nbval-current
           "--nbval-sanitize-with", "tests/nbval_sanitize.cfg"]
 _HEARTBEAT_S = 120
 _ATTACKS_AND_FAULTS = ("tests/attack_corpus", "tests/test_security*.py", "tests/test_faults*.py")
+_NAMED_ONLY = ("browser",)
+_JOBS = 4
 
 
 def suites() -> dict[str, list[str]]:
@@ -40,6 +46,7 @@ def suites() -> dict[str, list[str]]:
         "tests-attacks-faults": [*_PYTEST, *apart],
         "notebooks": [*_NBVAL, "notebooks", "solutions"],
         "notebooks-zh-CN": [*_NBVAL, "zh-CN/notebooks", "zh-CN/solutions"],
+        "browser": ["bash", ".ci/browser.sh"],
     }
 
 
@@ -50,7 +57,8 @@ def _start(name: str, command: list[str], data: Path) -> tuple[subprocess.Popen,
     with log.open("w") as out:
         process = subprocess.Popen(command, cwd=REPO, env={**os.environ, "LABKIT_SCRIPTED_USER": "1", **own},
                                    stdout=out, stderr=subprocess.STDOUT)
-    shown = [f"{key}={value}" for key, value in own.items()] + ["python", *command[1:]]
+    shown = [f"{key}={value}" for key, value in own.items()] + (
+        ["python", *command[1:]] if command[0] == sys.executable else command)
     print(f"== {name}: {shlex.join(shown)}  (log: {log.relative_to(REPO)})", flush=True)
     return process, log, time.monotonic()
 
@@ -68,19 +76,27 @@ def _report(name: str, process: subprocess.Popen, log: Path, started: float) -> 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python tools/run_tests.py", description=__doc__.split("\n")[0])
-    parser.add_argument("suite", nargs="*", help=f"the suites to run: {', '.join(suites())} (default: all)")
-    parser.add_argument("--serial", action="store_true", help="one suite at a time")
+    default = [name for name in suites() if name not in _NAMED_ONLY]
+    parser.add_argument("suite", nargs="*", help=f"the suites to run, started in the order given: {', '.join(suites())} "
+                                                 f"(default: {', '.join(default)})")
+    at_once = parser.add_mutually_exclusive_group()
+    at_once.add_argument("--serial", action="store_const", const=1, dest="jobs", help="one suite at a time")
+    at_once.add_argument("--jobs", type=int, metavar="N",
+                         help=f"at most N suites at once (default {_JOBS}); the others start as these end")
+    parser.set_defaults(jobs=_JOBS)
     options = parser.parse_args(argv)
     if unknown := sorted(set(options.suite) - set(suites())):
         parser.error(f"unknown suite {', '.join(unknown)}; choose from {', '.join(suites())}")
-    pending = [(name, command) for name, command in suites().items() if not options.suite or name in options.suite]
+    if options.jobs < 1:
+        parser.error(f"--jobs must be at least 1, not {options.jobs}")
+    pending = [(name, suites()[name]) for name in dict.fromkeys(options.suite or default)]
     LOGS.mkdir(parents=True, exist_ok=True)
     passed, last_word = True, time.monotonic()
     running: dict[str, tuple[subprocess.Popen, Path, float]] = {}
     with tempfile.TemporaryDirectory(prefix="labkit-test-data-") as data:
         try:
             while pending or running:
-                if pending and not (options.serial and running):
+                if pending and len(running) < options.jobs:
                     name, command = pending.pop(0)
                     running[name] = _start(name, command, Path(data) / name)
                     continue

@@ -1,0 +1,50 @@
+"""`tools/run_tests.py` (`make test`): at most `--jobs` suites at once, a named-only suite waits for a free place."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# Each stand-in suite notes when it started and ended (its log is its stdout), and fails if told to.
+_SUITE = "import sys, time; print('start', time.monotonic(), flush=True); time.sleep(float(sys.argv[1])); " \
+         "print('end', time.monotonic()); sys.exit(int(sys.argv[2]))"
+
+
+def _runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, suites: dict[str, tuple[float, int]]) -> ModuleType:
+    spec = importlib.util.spec_from_file_location("run_tests_tool", ROOT / "tools" / "run_tests.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "REPO", tmp_path)
+    monkeypatch.setattr(module, "LOGS", tmp_path / "logs")
+    monkeypatch.setattr(module, "suites", lambda: {
+        name: [sys.executable, "-c", _SUITE, str(seconds), str(code)] for name, (seconds, code) in suites.items()})
+    monkeypatch.setattr(module, "_NAMED_ONLY", ("late",))
+    return module
+
+
+def _noted(log: Path) -> dict[str, float]:
+    return {word: float(value) for word, value in (line.split() for line in log.read_text().splitlines())}
+
+
+def test_a_suite_beyond_jobs_starts_only_once_another_has_ended(monkeypatch, tmp_path: Path, capsys) -> None:
+    runner = _runner(monkeypatch, tmp_path, {"short": (0.2, 0), "long": (2.0, 0), "late": (0.1, 0)})
+    assert runner.main(["--jobs", "2", "short", "long", "late"]) == 0
+    short, long, late = (_noted(tmp_path / "logs" / f"{name}.log") for name in ("short", "long", "late"))
+    assert short["start"] < long["end"] and long["start"] < short["end"]  # the first two side by side
+    assert short["end"] <= late["start"] < long["end"]  # the third took the place the first left
+    said = capsys.readouterr().out
+    assert said.index("== late: python") > said.index("== short: passed")
+
+
+def test_a_named_only_suite_is_left_out_by_default_and_a_failing_suite_fails_the_run(monkeypatch, tmp_path: Path,
+                                                                                    capsys) -> None:
+    runner = _runner(monkeypatch, tmp_path, {"good": (0.0, 0), "bad": (0.0, 3), "late": (0.0, 0)})
+    assert runner.main([]) == 1
+    said = capsys.readouterr().out
+    assert "== bad: FAILED (exit 3)" in said and "== good: passed" in said
+    assert "late" not in said and not (tmp_path / "logs" / "late.log").exists()
