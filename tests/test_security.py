@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from labkit.lessons import ATTACKS, CANARIES, prepare_lab, run_attack, story
+from labkit.lessons import ATTACKS, CANARIES, TOKEN_CANARY, TOKEN_ENV, prepare_lab, run_attack, story
 from labkit.security import HIDDEN, Defences
 
 OFF, ON = Defences.none(), Defences.all()
@@ -18,6 +18,14 @@ async def runs():
     prepare_lab()
     return {(name, mode): await run_attack(name, defences) for name in ATTACKS
             for mode, defences in (("off", OFF), ("on", ON))}
+
+
+async def test_a_lab_planted_by_an_earlier_process_is_planted_again_so_the_token_is_there_to_steal(monkeypatch):
+    prepare_lab()
+    monkeypatch.delenv(TOKEN_ENV)  # what a new kernel sees: the key on disk, no token in its environment
+    run = await run_attack("rug-pull", OFF)
+    assert run.succeeded, run.evidence
+    assert any(TOKEN_CANARY in json.dumps(call["arguments"]) for call in run.received)
 
 
 def test_there_are_nine_planted_attacks():
