@@ -9,8 +9,8 @@ row. The attack and fault tests are a suite of their own: they start the most se
 cold), about as long as all the other tests together.
 At most `--jobs` suites run at once (4); a suite named beyond that starts, in order, as soon as one ends.
 CI names `browser` last (`.ci/browser.sh`: the lessons in JupyterLab and Chromium, which needs Chromium):
-it waits for the notebooks to end, so the two cores are never shared more thinly than by four suites,
-and it then runs beside the longer test suites instead of alone after them.
+it takes the place the first suite to end leaves (the notebooks), so the two cores are never shared more
+thinly than by four suites, and it runs beside the longer test suites instead of alone after them.
 Each suite's output goes to `out/test-logs/<suite>.log`; a line is printed as each ends, and the whole
 log of a suite that failed. The exit status is 0 only if every suite passed.
 """
@@ -76,8 +76,9 @@ def _report(name: str, process: subprocess.Popen, log: Path, started: float) -> 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python tools/run_tests.py", description=__doc__.split("\n")[0])
-    default = [name for name in suites() if name not in _NAMED_ONLY]
-    parser.add_argument("suite", nargs="*", help=f"the suites to run, started in the order given: {', '.join(suites())} "
+    known = suites()
+    default = [name for name in known if name not in _NAMED_ONLY]
+    parser.add_argument("suite", nargs="*", help=f"the suites to run, started in the order given: {', '.join(known)} "
                                                  f"(default: {', '.join(default)})")
     at_once = parser.add_mutually_exclusive_group()
     at_once.add_argument("--serial", action="store_const", const=1, dest="jobs", help="one suite at a time")
@@ -85,11 +86,11 @@ def main(argv: list[str] | None = None) -> int:
                          help=f"at most N suites at once (default {_JOBS}); the others start as these end")
     parser.set_defaults(jobs=_JOBS)
     options = parser.parse_args(argv)
-    if unknown := sorted(set(options.suite) - set(suites())):
-        parser.error(f"unknown suite {', '.join(unknown)}; choose from {', '.join(suites())}")
+    if unknown := sorted(set(options.suite) - set(known)):
+        parser.error(f"unknown suite {', '.join(unknown)}; choose from {', '.join(known)}")
     if options.jobs < 1:
         parser.error(f"--jobs must be at least 1, not {options.jobs}")
-    pending = [(name, suites()[name]) for name in dict.fromkeys(options.suite or default)]
+    pending = [(name, known[name]) for name in dict.fromkeys(options.suite or default)]
     LOGS.mkdir(parents=True, exist_ok=True)
     passed, last_word = True, time.monotonic()
     running: dict[str, tuple[subprocess.Popen, Path, float]] = {}

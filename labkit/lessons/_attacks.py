@@ -19,7 +19,9 @@ from ..security import (
 from ..simulator import MODEL_NAME, NAIVE_SCENARIO
 from ..trace import Event, Trace
 from ._model import make_client
-from ._security_lab import CANARIES, KEY_CANARY, TOKEN_CANARY, TOKEN_ENV, GroundTruth, canaries_in, local_paths, prepare_lab
+from ._security_lab import (
+    CANARIES, KEY_CANARY, TOKEN_CANARY, TOKEN_ENV, GroundTruth, canaries_in, local_paths, prepare_lab,
+)
 
 __all__ = ["ATTACKS", "Attack", "AttackRun", "Evidence", "run_attack"]
 
