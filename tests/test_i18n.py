@@ -81,6 +81,17 @@ def test_the_completeness_check_fails_when_one_translation_is_removed(tmp_path: 
     assert "labkit/locale/zh_CN/LC_MESSAGES/labkit.mo: stale (run tools/i18n.py compile)" in found
 
 
+def test_a_fuzzy_entry_written_and_read_back_gains_no_comment(tmp_path: Path) -> None:
+    tool = _tool()
+    catalog = tool._catalog("demo")
+    entry = catalog.add("the new text\nof two lines", "旧的译文", flags=["fuzzy"])
+    entry.previous_id = ("the old text, long enough that babel wraps it over more than one line of a catalog\n"
+                         "and a second line",)
+    tool._write(catalog, tmp_path / "demo.po")
+    (back,) = [m for m in tool._read(tmp_path / "demo.po") if m.id]
+    assert back.user_comments == [] and back.fuzzy and back.string == "旧的译文"
+
+
 def test_labkit_lang_picks_the_language_of_a_check_message(monkeypatch) -> None:
     monkeypatch.setenv("LABKIT_LANG", "zh_CN")
     chinese = repr(check("00.1", TODO))

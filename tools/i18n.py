@@ -73,7 +73,9 @@ def _catalog(domain: str) -> Catalog:
 def _write(catalog: Catalog, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()
-    write_po(buffer, catalog, width=0, include_previous=True)
+    # No previous msgid: babel writes one that spans lines in a form its own reader takes back as translator
+    # comments, which then piled up at each extract. A fuzzy entry keeps its old translation beside the new text.
+    write_po(buffer, catalog, width=0, include_previous=False)
     path.write_bytes(buffer.getvalue())
 
 
