@@ -3,7 +3,9 @@
 # answered by a click. Playwright comes from PyPI into a
 # throwaway venv (never `playwright install`: it drives /usr/bin/chromium); JupyterLab and the kernel are the CI venv's (.venv). tests/conftest.py
 # is for in-process tests (it imports labkit, which this venv does not have): --confcutdir leaves it out.
-# The whole check is bounded: SIGINT after 10 minutes lets pytest stop JupyterLab and Chromium itself.
+# The whole check is bounded: SIGINT after 10 minutes lets pytest stop JupyterLab and Chromium itself. `--foreground`
+# keeps pytest in the caller's process group, so a Ctrl-C reaches it too (without it, a Ctrl-C ended this script
+# and left pytest, JupyterLab and Chromium running until the test or the 10 minutes ended).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONDONTWRITEBYTECODE=1
@@ -25,4 +27,4 @@ python3 -m venv "$WORK/venv"
   $(grep -E '^(pytest|anyio)==' requirements.txt)
 
 LAB_PYTHON="$PWD/.venv/bin/python" CHROMIUM=/usr/bin/chromium \
-  timeout -s INT -k 30 600 "$WORK/venv/bin/python" -m pytest --confcutdir=tests/browser tests/browser -v -s "$@"
+  timeout --foreground -s INT -k 30 600 "$WORK/venv/bin/python" -m pytest --confcutdir=tests/browser tests/browser -v -s "$@"
