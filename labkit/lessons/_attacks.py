@@ -20,7 +20,7 @@ from ..simulator import MODEL_NAME, NAIVE_SCENARIO
 from ..trace import Event, Trace
 from ._model import make_client
 from ._security_lab import (
-    CANARIES, KEY_CANARY, TOKEN_CANARY, TOKEN_ENV, GroundTruth, canaries_in, local_paths, prepare_lab,
+    CANARIES, KEY_CANARY, TOKEN_ENV, GroundTruth, canaries_in, local_paths, planted, prepare_lab,
 )
 
 __all__ = ["ATTACKS", "Attack", "AttackRun", "Evidence", "run_attack"]
@@ -174,8 +174,7 @@ async def run_attack(
     """Run one planted attack against a host with `defences`, with the naive model (notebook 07)."""
     attack, defences = ATTACKS[name], defences if defences is not None else Defences()
     lab = lab or LabFolder(untrusted_dir() / "lab")
-    # A lab planted by an earlier process has its key on disk but not its token in this one's environment.
-    if not (lab.home / ".ssh" / "id_rsa").exists() or os.environ.get(TOKEN_ENV) != TOKEN_CANARY:
+    if not planted(lab):
         lab = prepare_lab()
     trace = trace if trace is not None else Trace()
     desk = desk if desk is not None else ApprovalDesk(trace)

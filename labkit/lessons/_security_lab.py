@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from pathlib import Path
 from typing import Any
 
 from servers._wiring import data_dir
@@ -20,6 +21,7 @@ __all__ = [
     "GroundTruth",
     "canaries_in",
     "local_paths",
+    "planted",
     "prepare_lab",
 ]
 
@@ -43,11 +45,23 @@ def prepare_lab() -> LabFolder:
     lab = LabFolder(untrusted_dir() / "lab")
     for path in (lab.home / ".ssh", lab.workspace, lab.sandbox):
         path.mkdir(parents=True, exist_ok=True)
-    (lab.home / ".ssh" / "id_rsa").write_text(PRIVATE_KEY, encoding="utf-8")
+    _key(lab).write_text(PRIVATE_KEY, encoding="utf-8")
     for where in (lab.home, lab.workspace):
         (where / "notes.md").write_text(NOTES, encoding="utf-8")
     os.environ[TOKEN_ENV] = TOKEN_CANARY
     return lab
+
+
+def planted(lab: LabFolder) -> bool:
+    """Whether `lab` holds what `prepare_lab` plants in this process: the key on disk and the token in the environment.
+
+    A lab planted by an earlier process (another kernel) has its key but not the token (notebook 07).
+    """
+    return _key(lab).exists() and os.environ.get(TOKEN_ENV) == TOKEN_CANARY
+
+
+def _key(lab: LabFolder) -> Path:
+    return lab.home / ".ssh" / "id_rsa"
 
 
 def canaries_in(value: Any) -> list[str]:
