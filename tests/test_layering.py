@@ -140,3 +140,9 @@ def _imports_of_source(source: str) -> set[str]:
         return set()
     return {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module} | {
         a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+
+
+def test_a_process_that_imported_labkit_freezes_its_heap_before_finalizing() -> None:
+    code = "import atexit, gc; atexit.register(lambda: print(gc.get_freeze_count() > 0)); import labkit"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert result.stdout.split() == ["True"]
