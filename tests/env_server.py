@@ -1,4 +1,4 @@
-"""A test-only server that tells what it was started with: its environment, folder and command line."""
+"""A test-only server that tells what it was started with: its environment, folder, command line and import path."""
 
 import os
 import sys
@@ -12,6 +12,9 @@ class StartedWith(BaseModel):
     cwd: str
     argv: list[str]
     pid: int
+    program: str
+    main_file: str
+    path: list[str]
 
 
 def build_server() -> MCPServer:
@@ -19,8 +22,9 @@ def build_server() -> MCPServer:
 
     @mcp.tool()
     def started_with(name: str) -> StartedWith:
-        """The value of one environment variable, the working folder, the arguments and the process id."""
-        return StartedWith(value=os.environ.get(name), cwd=os.getcwd(), argv=sys.argv[1:], pid=os.getpid())
+        """One environment variable's value, the working folder, the command line, the process id and `sys.path`."""
+        return StartedWith(value=os.environ.get(name), cwd=os.getcwd(), argv=sys.argv[1:], pid=os.getpid(),
+                           program=sys.argv[0], main_file=sys.modules["__main__"].__file__, path=sys.path)
 
     @mcp.tool()
     def imported(module: str) -> bool:

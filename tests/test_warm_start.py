@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import stat
+import subprocess
 import sys
 from typing import Any
 
@@ -47,6 +48,62 @@ async def test_each_forked_server_gets_its_own_environment_and_folder(tmp_path) 
     assert chinese["cwd"] == str(tmp_path) and english["cwd"] != str(tmp_path)
     assert chinese["pid"] != english["pid"]
     assert (await _started_with(ServerSpec(ENV_SERVER), "LABKIT_REQUEST_STATE_KEY"))["value"] is None
+
+
+async def test_a_script_run_by_this_python_is_forked_and_sees_what_a_cold_start_sees(
+        monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    script = ServerSpec("own", command=sys.executable, args=(str(REPO_ROOT / "tests" / "env_server.py"), "--flag"),
+                        env={"LABKIT_LANG": "zh_CN"}, cwd=str(tmp_path))
+    warm = await _started_with(script, "LABKIT_LANG")
+    monkeypatch.setenv(WARM_START_ENV, "0")
+    cold = await _started_with(script, "LABKIT_LANG")
+    assert any(arg.endswith("_warm_python.py") for arg in warm["parent"])
+    assert any(arg.endswith("_supervisor.py") for arg in cold["parent"])
+    different = {k: (warm[k], cold[k]) for k in ("value", "cwd", "argv", "program", "main_file", "path") if warm[k] != cold[k]}
+    assert different == {}
+
+
+SAYS_ITS_PARENT = 'import os, sys\nprint(open(f"/proc/{os.getppid()}/cmdline").read().replace("\\0", " "), file=sys.stderr)\n'
+FAILURES = {
+    "raises": 'raise RuntimeError("the server could not open its database")\n',
+    "imports a file with a syntax error": "import broken\n",
+}
+
+
+def _run_to_its_end(spec: ServerSpec) -> tuple[int, str]:
+    """The server's exit status and what it wrote on stderr."""
+    params = stdio_params(spec)
+    done = subprocess.run([params.command, *params.args], env=params.env, cwd=params.cwd, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=LIMIT)
+    return done.returncode, done.stderr
+
+
+@pytest.mark.parametrize("failure", sorted(FAILURES))
+def test_a_forked_script_that_fails_reports_it_as_python_would(monkeypatch: pytest.MonkeyPatch, tmp_path,
+                                                                failure: str) -> None:
+    (tmp_path / "broken.py").write_text("def broken(:\n")
+    (tmp_path / "server.py").write_text(SAYS_ITS_PARENT + FAILURES[failure])
+    spec = ServerSpec("own", command=sys.executable, args=("server.py",), cwd=str(tmp_path))
+    forked, forked_stderr = _run_to_its_end(spec)
+    monkeypatch.setenv(WARM_START_ENV, "0")
+    cold, cold_stderr = _run_to_its_end(spec)
+    (forked_by, _, forked_report), (started_by, _, cold_report) = (e.partition("\n") for e in (forked_stderr, cold_stderr))
+    assert "_warm_python.py" in forked_by and "_supervisor.py" in started_by
+    assert (forked, forked_report) == (cold, cold_report) and cold == 1 and "Traceback" in cold_report
+
+
+def test_a_missing_script_gets_pythons_own_message() -> None:
+    returncode, report = _run_to_its_end(ServerSpec("own", command=sys.executable, args=("no-such-server.py",)))
+    assert returncode == 2 and "can't open file" in report
+
+
+@pytest.mark.parametrize("spec", [
+    ServerSpec("own", command=sys.executable, args=(str(REPO_ROOT / "tests" / "env_server.py"),),
+               env={"PYTHONPATH": str(REPO_ROOT / "tests")}),
+    ServerSpec("own", command=sys.executable, args=("-X", "dev", str(REPO_ROOT / "tests" / "env_server.py"))),
+], ids=["its own PYTHONPATH", "an option for Python"])
+async def test_a_script_that_changes_how_python_starts_is_started_cold(spec: ServerSpec) -> None:
+    assert any(arg.endswith("_supervisor.py") for arg in (await _started_with(spec, "PATH"))["parent"])
 
 
 async def test_a_server_goes_with_its_supervisor_however_the_supervisor_ends() -> None:

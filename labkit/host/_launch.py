@@ -57,6 +57,10 @@ def stdio_params(
     )
 
 
+_SET_AFTER_FORK = ("PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED")
+"""The only Python variables a forked server may set: the first is applied after the fork, the second is moot there
+(the warm Python writes unbuffered, and the SDK flushes each message anyway)."""
+
 _NO_STATUS = "-"
 """The supervisor's status-file argument when nobody reads its note."""
 
@@ -99,9 +103,16 @@ def http_server(
 
 
 def _warm(spec: ServerSpec, env: Mapping[str, str]) -> list[str]:
-    """The supervisor's `--warm` argument where a lab server can be forked from a Python that has imported the SDK
-    already (`_warm_python.py`): not sandboxed, importing the lab from the lab's own folder."""
-    if spec.sandbox or not spec.lab_server or env.get("PYTHONPATH") != str(REPO_ROOT):
+    """The supervisor's `--warm` argument where a server can be forked from a Python that has imported the SDK
+    already (`_warm_python.py`): not sandboxed, and a lab server importing the lab from the lab's own folder,
+    or a command run by this very Python (a learner's own server) that sets nothing changing how Python starts."""
+    if spec.sandbox:
+        return []
+    if spec.lab_server:
+        if env.get("PYTHONPATH") != str(REPO_ROOT):
+            return []
+    elif spec.command_line()[0] != sys.executable or any(
+            name.startswith("PYTHON") and name not in _SET_AFTER_FORK for name in env):
         return []
     sock = warm_socket(str(REPO_ROOT))
     return ["--warm", sock] if sock else []

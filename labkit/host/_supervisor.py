@@ -4,8 +4,8 @@ Started as a script (`python -I -S _supervisor.py STATUS_FILE|- [--max-line BYTE
 ARGS...`) so it imports only the standard library and costs a few milliseconds. Stdin and stderr are passed
 straight through; with `--max-line`, stdout is passed on as it arrives, and a line longer than BYTES ends the
 server: the status file notes the line's size (`cut`) before the host sees its stdout close. With `--warm`,
-a `python -m MODULE` command is forked by the host's warm Python (`_warm_python.py`) instead of started
-cold; if that Python cannot be reached, the command is started as usual.
+a `python -m MODULE` or `python SCRIPT` command is forked by the host's warm Python (`_warm_python.py`)
+instead of started cold; if that Python cannot be reached, the command is started as usual.
 """
 
 import ctypes
@@ -49,18 +49,30 @@ class _WarmChild:
         return json.loads(reply)["returncode"] if reply else -signal.SIGKILL
 
 
-def _forked(warm: str, command: list[str], pipe_stdout: bool) -> _WarmChild | None:
-    """Ask the warm Python listening at `warm` ("@name", an abstract socket) to run `python -m MODULE ARGS`.
+def _what_to_run(command: list[str]) -> dict | None:
+    """`python -m MODULE ARGS` or `python SCRIPT ARGS` (a file that is there) as the warm Python's request; else None."""
+    if len(command) < 2 or command[0] != sys.executable:
+        return None
+    if command[1] == "-m" and len(command) > 2:
+        return {"module": command[2], "args": command[3:]}
+    if command[1].endswith(".py") and os.path.isfile(command[1]):  # else Python's own "can't open file"
+        return {"script": command[1], "args": command[2:]}
+    return None
 
-    None if the command is not that, or the warm Python cannot be reached.
+
+def _forked(warm: str, command: list[str], pipe_stdout: bool) -> _WarmChild | None:
+    """Ask the warm Python listening at `warm` ("@name", an abstract socket) to run `command`.
+
+    None if it is not one the warm Python runs, or the warm Python cannot be reached.
     """
-    if len(command) < 3 or command[0] != sys.executable or command[1] != "-m":
+    request = _what_to_run(command)
+    if request is None:
         return None
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     source, sink = os.pipe() if pipe_stdout else (None, 1)
     try:
         connection.connect("\0" + warm[1:])
-        request = {"module": command[2], "args": command[3:], "env": dict(os.environ), "cwd": os.getcwd()}
+        request.update(env=dict(os.environ), cwd=os.getcwd())
         socket.send_fds(connection, [json.dumps(request).encode()], [0, sink, 2])
         reply = connection.recv(4096)
     except OSError:

@@ -1,11 +1,11 @@
-"""A Python that has imported the MCP SDK once and forks a lab server for each start, so none pays that import again.
+"""A Python that has imported the MCP SDK once and forks a server for each start, so none pays that import again.
 
 Started by the host (`labkit/host/_warm.py`) as a script, given the listening socket's file descriptor
 and a pipe from the host as stdin: when that pipe closes (the host died or closed), it stops its servers
 and exits. Each request is one message from a server's supervisor, carrying the supervisor's stdin,
-stdout and stderr: `{"module", "args", "env", "cwd"}`. The forked child takes those three descriptors,
-that environment and folder, and runs the module as `python -m` would; the supervisor is told its pid
-and, later, its exit status. A child dies with this process, and is killed if its supervisor goes.
+stdout and stderr: `{"module" or "script", "args", "env", "cwd"}`. The forked child takes those three
+descriptors, that environment and folder, and runs the module as `python -m` would, or the script as
+`python SCRIPT` would (a learner's own server); the supervisor is told its pid and, later, its exit status. A child dies with this process, and is killed if its supervisor goes.
 It writes `ready` on its stdout once the SDK is imported; the host waits for that before it starts a server.
 
 Only third-party modules are imported ahead: the lab's own modules read their environment (the
@@ -14,7 +14,10 @@ The SDK is imported before the first request is served; matplotlib (the charts s
 is imported later, one module at a time whenever no request is waiting, so it never delays a start.
 """
 
+import builtins
 import ctypes
+import importlib.machinery
+import io
 import json
 import os
 import runpy
@@ -25,6 +28,7 @@ import struct
 import sys
 import time
 import traceback
+import types
 
 _PRELOADED = ("anyio", "pydantic", "sqlite3", "mcp", "mcp.server.mcpserver", "mcp.server.stdio")
 _WHEN_IDLE = ("matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg")
@@ -62,23 +66,29 @@ def _run_child(request: dict, fds: list[int], owner: int) -> None:
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
             os.close(fd)
+        own_path = os.environ.get("PYTHONPATH")
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
         time.tzset()
         sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
-        sys.path[0] = os.getcwd()  # what `python -m` puts first
-        sys.argv = [request["module"], *request["args"]]
-        retitle([sys.executable, "-m", *sys.argv])
-        runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
+        if own_path and os.environ.get("PYTHONPATH") != own_path:  # a script started without the lab's folder
+            sys.path[1:] = [p for p in sys.path[1:] if p not in own_path.split(os.pathsep)]
+        if "script" in request:
+            _run_script(request["script"], request["args"])
+        else:
+            sys.path[0] = os.getcwd()  # what `python -m` puts first
+            sys.argv = [request["module"], *request["args"]]
+            retitle([sys.executable, "-m", *sys.argv])
+            runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
         code = 0
     except SystemExit as stop:
         if stop.code is None or isinstance(stop.code, int):
             code = stop.code or 0
         else:
             print(stop.code, file=sys.stderr)
-    except BaseException:  # noqa: BLE001 - a server's crash is reported as `python -m` reports it
-        traceback.print_exc()
+    except BaseException as crash:  # noqa: BLE001 - a server's crash is reported as `python` reports it
+        _print_from_the_server(crash)
     finally:
         for stream in (sys.stdout, sys.stderr):
             try:
@@ -86,6 +96,29 @@ def _run_child(request: dict, fds: list[int], owner: int) -> None:
             except (OSError, ValueError):
                 pass
     os._exit(code)
+
+
+def _run_script(script: str, args: list[str]) -> None:
+    """Run a Python file as `python SCRIPT ARGS` does: its folder first on `sys.path`, an absolute `__file__`."""
+    path = os.path.abspath(script)
+    sys.path[0] = os.path.dirname(os.path.realpath(path))
+    sys.argv = [script, *args]
+    retitle([sys.executable, *sys.argv])
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=path, __cached__=None, __builtins__=builtins,
+                         __loader__=importlib.machinery.SourceFileLoader("__main__", path))
+    sys.modules["__main__"] = main
+    with io.open_code(path) as source:
+        code = compile(source.read(), path, "exec")
+    exec(code, main.__dict__)
+
+
+def _print_from_the_server(crash: BaseException) -> None:
+    """The traceback `python` would print: from the server's own first frame, none of ours or runpy's."""
+    frames = crash.__traceback__
+    while frames is not None and frames.tb_frame.f_code.co_filename in (__file__, runpy.__file__):
+        frames = frames.tb_next
+    traceback.print_exception(type(crash), crash, frames)
 
 
 def _peer_uid(connection: socket.socket) -> int:
