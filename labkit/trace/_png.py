@@ -68,15 +68,24 @@ def png_bytes(events: list[Event], *, dpi: int = 80, colors: int | None = None) 
         for row, event in enumerate(events, start=1):
             _draw_event(ax, event, -row, column)
         fig.tight_layout()
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
-        plt.close(fig)
-    if colors is None:
-        return buffer.getvalue()
-    from PIL import Image  # matplotlib's own dependency
+        if colors is None:
+            buffer = io.BytesIO()
+            fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
+            plt.close(fig)
+            return buffer.getvalue()
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from PIL import Image  # matplotlib's own dependency
 
+        # Drawn straight into pixels, as savefig would at this dpi, without writing a PNG only to read it back.
+        fig.set_dpi(dpi)
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        pixels = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+        plt.close(fig)
     quantized = io.BytesIO()
-    Image.open(buffer).convert("RGB").quantize(colors=colors).save(quantized, format="PNG", optimize=True)
+    # Fast octree keeps each actor's colour; median cut, PIL's default, averaged them toward grey.
+    palette = pixels.convert("RGB").quantize(colors=colors, method=Image.Quantize.FASTOCTREE)
+    palette.save(quantized, format="PNG", optimize=True)
     return quantized.getvalue()
 
 
