@@ -24,11 +24,12 @@ ENV_SERVER = "tests.env_server"
 
 
 async def _started_with(spec: ServerSpec, name: str) -> dict[str, Any]:
-    """What the server reports, and (asked while it runs) its parent's command line."""
+    """What the server reports, and (asked while it runs) its own and its parent's command line."""
     with anyio.fail_after(LIMIT):
         async with Client(stdio_client(stdio_params(spec))) as client:
             seen = (await client.call_tool("started_with", {"name": name})).structured_content
-            return {**seen, "parent": psutil.Process(seen["pid"]).parent().cmdline()}
+            server = psutil.Process(seen["pid"])
+            return {**seen, "cmdline": server.cmdline(), "parent": server.parent().cmdline()}
 
 
 async def test_a_lab_server_is_forked_by_the_warm_python_and_shows_its_own_command_line() -> None:
@@ -50,16 +51,27 @@ async def test_each_forked_server_gets_its_own_environment_and_folder(tmp_path) 
     assert (await _started_with(ServerSpec(ENV_SERVER), "LABKIT_REQUEST_STATE_KEY"))["value"] is None
 
 
+def _as_console_script(folder) -> ServerSpec:
+    """The env server installed as `pip` installs a console script: an executable whose first line runs this Python."""
+    script = folder / "env-server"
+    script.write_text(f"#!{sys.executable}\n" + (REPO_ROOT / "tests" / "env_server.py").read_text())
+    script.chmod(0o755)
+    return ServerSpec("own", command="env-server", args=("--flag",), env={"PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"})
+
+
+@pytest.mark.parametrize("kind", ["a Python file", "a console script found on PATH"])
 async def test_a_script_run_by_this_python_is_forked_and_sees_what_a_cold_start_sees(
-        monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
-    script = ServerSpec("own", command=sys.executable, args=(str(REPO_ROOT / "tests" / "env_server.py"), "--flag"),
-                        env={"LABKIT_LANG": "zh_CN"}, cwd=str(tmp_path))
+        monkeypatch: pytest.MonkeyPatch, tmp_path, kind: str) -> None:
+    script = (ServerSpec("own", command=sys.executable, args=(str(REPO_ROOT / "tests" / "env_server.py"), "--flag"),
+                         env={"LABKIT_LANG": "zh_CN"}, cwd=str(tmp_path))
+              if kind == "a Python file" else _as_console_script(tmp_path))
     warm = await _started_with(script, "LABKIT_LANG")
     monkeypatch.setenv(WARM_START_ENV, "0")
     cold = await _started_with(script, "LABKIT_LANG")
     assert any(arg.endswith("_warm_python.py") for arg in warm["parent"])
     assert any(arg.endswith("_supervisor.py") for arg in cold["parent"])
-    different = {k: (warm[k], cold[k]) for k in ("value", "cwd", "argv", "program", "main_file", "path") if warm[k] != cold[k]}
+    different = {k: (warm[k], cold[k]) for k in ("value", "cwd", "argv", "program", "main_file", "path", "cmdline")
+                 if warm[k] != cold[k]}
     assert different == {}
 
 

@@ -19,6 +19,7 @@ from ._ports import free_port, listened_by
 from ._sandbox import sandboxed
 from ._spec import REPO_ROOT, WORKDIR_ENV, ServerSpec, server_env
 from ._start_errors import ServerStartError, StartRecord
+from ._supervisor import runs_with_this_python
 from ._tempdirs import LabTempDir
 from ._warm import warm_socket
 
@@ -105,13 +106,14 @@ def http_server(
 def _warm(spec: ServerSpec, env: Mapping[str, str]) -> list[str]:
     """The supervisor's `--warm` argument where a server can be forked from a Python that has imported the SDK
     already (`_warm_python.py`): not sandboxed, and a lab server importing the lab from the lab's own folder,
-    or a command run by this very Python (a learner's own server) that sets nothing changing how Python starts."""
+    or a command run by this very Python (a learner's own server, a console script installed beside it) that sets
+    nothing changing how Python starts."""
     if spec.sandbox:
         return []
     if spec.lab_server:
         if env.get("PYTHONPATH") != str(REPO_ROOT):
             return []
-    elif spec.command_line()[0] != sys.executable or any(
+    elif not runs_with_this_python(spec.command_line()[0], env.get("PATH")) or any(
             name.startswith("PYTHON") and name not in _SET_AFTER_FORK for name in env):
         return []
     sock = warm_socket(str(REPO_ROOT))

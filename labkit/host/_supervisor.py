@@ -4,13 +4,14 @@ Started as a script (`python -I -S _supervisor.py STATUS_FILE|- [--max-line BYTE
 ARGS...`) so it imports only the standard library and costs a few milliseconds. Stdin and stderr are passed
 straight through; with `--max-line`, stdout is passed on as it arrives, and a line longer than BYTES ends the
 server: the status file notes the line's size (`cut`) before the host sees its stdout close. With `--warm`,
-a `python -m MODULE` or `python SCRIPT` command is forked by the host's warm Python (`_warm_python.py`)
-instead of started cold; if that Python cannot be reached, the command is started as usual.
+a `python -m MODULE` or `python SCRIPT` command, or a console script of this Python's, is forked by the
+host's warm Python (`_warm_python.py`) instead of started cold; if that Python cannot be reached, the command is started as usual.
 """
 
 import ctypes
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -49,13 +50,29 @@ class _WarmChild:
         return json.loads(reply)["returncode"] if reply else -signal.SIGKILL
 
 
+def runs_with_this_python(program: str, path: str | None = None) -> bool:
+    """Whether `program` is this Python, or an executable script whose first line runs it and nothing else
+    (a console script installed beside it: `mcp-server-time`), found on `path` as exec would find it."""
+    if program == sys.executable:
+        return True
+    found = shutil.which(program, path=path)
+    try:
+        with open(found or "", "rb") as script:
+            first = script.readline(len(sys.executable) + 4)
+    except OSError:
+        return False
+    return first.rstrip(b"\r\n") == b"#!" + os.fsencode(sys.executable) and os.access(found, os.X_OK)
+
+
 def _what_to_run(command: list[str]) -> dict | None:
-    """`python -m MODULE ARGS` or `python SCRIPT ARGS` (a file that is there) as the warm Python's request; else None."""
-    if len(command) < 2 or command[0] != sys.executable:
-        return None
-    if command[1] == "-m" and len(command) > 2:
+    """The warm Python's request for `python -m MODULE ARGS`, `python SCRIPT.py ARGS` (a file that is there) or a
+    console script of this Python's; else None."""
+    if command[0] != sys.executable:
+        found = shutil.which(command[0])
+        return {"script": found, "args": command[1:]} if found and runs_with_this_python(found) else None
+    if len(command) > 2 and command[1] == "-m":
         return {"module": command[2], "args": command[3:]}
-    if command[1].endswith(".py") and os.path.isfile(command[1]):  # else Python's own "can't open file"
+    if len(command) > 1 and command[1].endswith(".py") and os.path.isfile(command[1]):  # else "can't open file"
         return {"script": command[1], "args": command[2:]}
     return None
 
