@@ -10,11 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PYTHONDONTWRITEBYTECODE=1
 
-if [ ! -x /usr/bin/chromium ]; then
-  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
-  $sudo apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q chromium fonts-dejavu-core fonts-noto-cjk
-fi
+bash .ci/chromium.sh
 /usr/bin/chromium --version
 
 make env  # a no-op when the venv is current; rebuilt when its recipe changed (it now brings uv)
