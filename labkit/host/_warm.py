@@ -1,4 +1,4 @@
-"""The host's warm Python: one per process, started on the first lab server's start, forking every later one."""
+"""The host's warm Python: one per process, started when the first server it can fork starts, forking every later one."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 __all__ = ["WARM_START_ENV", "warm_python_pid", "warm_socket"]
 
 WARM_START_ENV = "LABKIT_WARM_START"
-"""Set to 0 to start every lab server cold, as `python -m servers.<name>` (benchmarks compare both)."""
+"""Set to 0 to start every server cold: a lab server as `python -m servers.<name>` (benchmarks compare both)."""
 _SCRIPT = str(Path(__file__).with_name("_warm_python.py"))
 _TITLE_ROOM = " " * 512  # room for each forked server's command line (`_warm_python.retitle`)
 _ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "PYTHONDONTWRITEBYTECODE")
@@ -69,7 +69,7 @@ _starting = threading.Lock()
 
 
 def warm_socket(pythonpath: str) -> str | None:
-    """Where this process's warm Python listens (started now if needed); None when lab servers start cold.
+    """Where this process's warm Python listens (started now if needed); None when servers start cold.
 
     One warm Python serves one `PYTHONPATH` (the lab's folder): it imported from there once.
     """
