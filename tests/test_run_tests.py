@@ -10,19 +10,33 @@ from types import ModuleType
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# Each stand-in suite notes when it started and ended (its log is its stdout), and fails if told to.
-_SUITE = "import sys, time; print('start', time.monotonic(), flush=True); time.sleep(float(sys.argv[1])); " \
-         "print('end', time.monotonic()); sys.exit(int(sys.argv[2]))"
+# Each stand-in suite notes when it started and ended (its log is its stdout), and fails if told to. Told to wait
+# for another ("-": none), it ends only once that one has started (or after 10 s): "side by side" is then shown by
+# the order of the notes, however slowly a loaded machine starts each Python.
+_SUITE = """
+import os, sys, time
+folder, name, seconds, code, other = sys.argv[1:]
+print('start', time.monotonic(), flush=True)
+open(os.path.join(folder, name + '.started'), 'w').close()
+deadline = time.monotonic() + 10
+while other != '-' and not os.path.exists(os.path.join(folder, other + '.started')) and time.monotonic() < deadline:
+    time.sleep(0.01)
+time.sleep(float(seconds))
+print('end', time.monotonic())
+sys.exit(int(code))
+"""
 
 
-def _runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, suites: dict[str, tuple[float, int]]) -> ModuleType:
+def _runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+            suites: dict[str, tuple[float, int, str]]) -> ModuleType:
     spec = importlib.util.spec_from_file_location("run_tests_tool", ROOT / "tools" / "run_tests.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     monkeypatch.setattr(module, "REPO", tmp_path)
     monkeypatch.setattr(module, "LOGS", tmp_path / "logs")
     monkeypatch.setattr(module, "suites", lambda: {
-        name: [sys.executable, "-c", _SUITE, str(seconds), str(code)] for name, (seconds, code) in suites.items()})
+        name: [sys.executable, "-c", _SUITE, str(tmp_path), name, str(seconds), str(code), other]
+        for name, (seconds, code, other) in suites.items()})
     monkeypatch.setattr(module, "_NAMED_ONLY", ("late",))
     return module
 
@@ -32,7 +46,8 @@ def _noted(log: Path) -> dict[str, float]:
 
 
 def test_a_suite_beyond_jobs_starts_only_once_another_has_ended(monkeypatch, tmp_path: Path, capsys) -> None:
-    runner = _runner(monkeypatch, tmp_path, {"short": (0.2, 0), "long": (2.0, 0), "late": (0.1, 0)})
+    waiting = {"short": (0.2, 0, "long"), "long": (0.2, 0, "late"), "late": (0.1, 0, "-")}
+    runner = _runner(monkeypatch, tmp_path, waiting)
     assert runner.main(["--jobs", "2", "short", "long", "late"]) == 0
     short, long, late = (_noted(tmp_path / "logs" / f"{name}.log") for name in ("short", "long", "late"))
     assert short["start"] < long["end"] and long["start"] < short["end"]  # the first two side by side
@@ -43,7 +58,7 @@ def test_a_suite_beyond_jobs_starts_only_once_another_has_ended(monkeypatch, tmp
 
 def test_a_named_only_suite_is_left_out_by_default_and_a_failing_suite_fails_the_run(monkeypatch, tmp_path: Path,
                                                                                     capsys) -> None:
-    runner = _runner(monkeypatch, tmp_path, {"good": (0.0, 0), "bad": (0.0, 3), "late": (0.0, 0)})
+    runner = _runner(monkeypatch, tmp_path, {"good": (0.0, 0, "-"), "bad": (0.0, 3, "-"), "late": (0.0, 0, "-")})
     assert runner.main([]) == 1
     said = capsys.readouterr().out
     assert "== bad: FAILED (exit 3)" in said and "== good: passed" in said
