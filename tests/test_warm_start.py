@@ -56,7 +56,8 @@ def _as_console_script(folder) -> ServerSpec:
     script = folder / "env-server"
     script.write_text(f"#!{sys.executable}\n" + (REPO_ROOT / "tests" / "env_server.py").read_text())
     script.chmod(0o755)
-    return ServerSpec("own", command="env-server", args=("--flag",), env={"PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"})
+    path = f"{folder}{os.pathsep}{os.environ['PATH']}"
+    return ServerSpec("own", command="env-server", args=("--flag",), env={"PATH": path})
 
 
 @pytest.mark.parametrize("kind", ["a Python file", "a console script found on PATH"])
@@ -75,7 +76,8 @@ async def test_a_script_run_by_this_python_is_forked_and_sees_what_a_cold_start_
     assert different == {}
 
 
-SAYS_ITS_PARENT = 'import os, sys\nprint(open(f"/proc/{os.getppid()}/cmdline").read().replace("\\0", " "), file=sys.stderr)\n'
+SAYS_ITS_PARENT = ('import os, sys\n'
+                   'print(open(f"/proc/{os.getppid()}/cmdline").read().replace("\\0", " "), file=sys.stderr)\n')
 FAILURES = {
     "raises": 'raise RuntimeError("the server could not open its database")\n',
     "imports a file with a syntax error": "import broken\n",
@@ -99,7 +101,8 @@ def test_a_forked_script_that_fails_reports_it_as_python_would(monkeypatch: pyte
     forked, forked_stderr = _run_to_its_end(spec)
     monkeypatch.setenv(WARM_START_ENV, "0")
     cold, cold_stderr = _run_to_its_end(spec)
-    (forked_by, _, forked_report), (started_by, _, cold_report) = (e.partition("\n") for e in (forked_stderr, cold_stderr))
+    forked_by, _, forked_report = forked_stderr.partition("\n")
+    started_by, _, cold_report = cold_stderr.partition("\n")
     assert "_warm_python.py" in forked_by and "_supervisor.py" in started_by
     assert (forked, forked_report) == (cold, cold_report) and cold == 1 and "Traceback" in cold_report
 

@@ -19,7 +19,7 @@ from ._ports import free_port, listened_by
 from ._sandbox import sandboxed
 from ._spec import REPO_ROOT, WORKDIR_ENV, ServerSpec, server_env
 from ._start_errors import ServerStartError, StartRecord
-from ._supervisor import runs_with_this_python
+from ._supervisor import console_script
 from ._tempdirs import LabTempDir
 from ._warm import warm_socket
 
@@ -113,8 +113,9 @@ def _warm(spec: ServerSpec, env: Mapping[str, str]) -> list[str]:
     if spec.lab_server:
         if env.get("PYTHONPATH") != str(REPO_ROOT):
             return []
-    elif not runs_with_this_python(spec.command_line()[0], env.get("PATH")) or any(
-            name.startswith("PYTHON") and name not in _SET_AFTER_FORK for name in env):
+    elif (program := spec.command_line()[0]) != sys.executable and not console_script(program, env.get("PATH")):
+        return []
+    elif any(name.startswith("PYTHON") and name not in _SET_AFTER_FORK for name in env):
         return []
     sock = warm_socket(str(REPO_ROOT))
     return ["--warm", sock] if sock else []

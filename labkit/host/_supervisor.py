@@ -5,7 +5,8 @@ ARGS...`) so it imports only the standard library and costs a few milliseconds. 
 straight through; with `--max-line`, stdout is passed on as it arrives, and a line longer than BYTES ends the
 server: the status file notes the line's size (`cut`) before the host sees its stdout close. With `--warm`,
 a `python -m MODULE` or `python SCRIPT` command, or a console script of this Python's, is forked by the
-host's warm Python (`_warm_python.py`) instead of started cold; if that Python cannot be reached, the command is started as usual.
+host's warm Python (`_warm_python.py`) instead of started cold; if that Python cannot be reached, the command
+is started as usual.
 """
 
 import ctypes
@@ -50,26 +51,26 @@ class _WarmChild:
         return json.loads(reply)["returncode"] if reply else -signal.SIGKILL
 
 
-def runs_with_this_python(program: str, path: str | None = None) -> bool:
-    """Whether `program` is this Python, or an executable script whose first line runs it and nothing else
-    (a console script installed beside it: `mcp-server-time`), found on `path` as exec would find it."""
-    if program == sys.executable:
-        return True
+def console_script(program: str, path: str | None = None) -> str | None:
+    """Where `program` is, found on `path` as exec would find it, if it is an executable script whose first line runs
+    this Python and nothing else (a console script installed beside it: `mcp-server-time`); else None."""
     found = shutil.which(program, path=path)
+    if found is None or not os.access(found, os.X_OK):
+        return None
     try:
-        with open(found or "", "rb") as script:
+        with open(found, "rb") as script:
             first = script.readline(len(sys.executable) + 4)
     except OSError:
-        return False
-    return first.rstrip(b"\r\n") == b"#!" + os.fsencode(sys.executable) and os.access(found, os.X_OK)
+        return None
+    return found if first.rstrip(b"\r\n") == b"#!" + os.fsencode(sys.executable) else None
 
 
 def _what_to_run(command: list[str]) -> dict | None:
     """The warm Python's request for `python -m MODULE ARGS`, `python SCRIPT.py ARGS` (a file that is there) or a
     console script of this Python's; else None."""
     if command[0] != sys.executable:
-        found = shutil.which(command[0])
-        return {"script": found, "args": command[1:]} if found and runs_with_this_python(found) else None
+        found = console_script(command[0])
+        return {"script": found, "args": command[1:]} if found else None
     if len(command) > 2 and command[1] == "-m":
         return {"module": command[2], "args": command[3:]}
     if len(command) > 1 and command[1].endswith(".py") and os.path.isfile(command[1]):  # else "can't open file"

@@ -1,4 +1,4 @@
-"""The host's warm Python: one per process, started when the first server it can fork starts, forking every later one."""
+"""The host's warm Python: one per process, started with the first server it can fork, forking every later one."""
 
 from __future__ import annotations
 

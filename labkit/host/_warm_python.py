@@ -5,7 +5,8 @@ and a pipe from the host as stdin: when that pipe closes (the host died or close
 and exits. Each request is one message from a server's supervisor, carrying the supervisor's stdin,
 stdout and stderr: `{"module" or "script", "args", "env", "cwd"}`. The forked child takes those three
 descriptors, that environment and folder, and runs the module as `python -m` would, or the script as
-`python SCRIPT` would (a learner's own server); the supervisor is told its pid and, later, its exit status. A child dies with this process, and is killed if its supervisor goes.
+`python SCRIPT` would (a learner's own server); the supervisor is told its pid and, later, its exit status.
+A child dies with this process, and is killed if its supervisor goes.
 It writes `ready` on its stdout once the SDK is imported; the host waits for that before it starts a server.
 
 Only third-party modules are imported ahead: the lab's own modules read their environment (the
