@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from labkit.lessons import ATTACKS, CANARIES, TOKEN_CANARY, TOKEN_ENV, prepare_lab, run_attack, story
+from labkit.lessons import ATTACKS, CANARIES, TOKEN_CANARY, TOKEN_ENV, prepare_lab, run_attack, run_attacks, story
 from labkit.security import HIDDEN, Defences
 
 OFF, ON = Defences.none(), Defences.all()
@@ -14,10 +14,13 @@ OFF, ON = Defences.none(), Defences.all()
 
 @pytest.fixture(scope="module")
 async def runs():
-    """All attacks, defences off and on (real stdio servers; about a minute and a half)."""
+    """All attacks, defences off and on, two runs at a time, as notebook 07 runs them (real stdio servers).
+
+    Side by side, an "on" run that read the log of the "off" run beside it would see the canaries that
+    run leaked: the tests below that every attack fails with defences on would then fail.
+    """
     prepare_lab()
-    return {(name, mode): await run_attack(name, defences) for name in ATTACKS
-            for mode, defences in (("off", OFF), ("on", ON))}
+    return await run_attacks({(name, mode): defences for name in ATTACKS for mode, defences in (("off", OFF), ("on", ON))})
 
 
 async def test_a_lab_planted_by_an_earlier_process_is_planted_again_so_the_token_is_there_to_steal(monkeypatch):
@@ -26,6 +29,24 @@ async def test_a_lab_planted_by_an_earlier_process_is_planted_again_so_the_token
     run = await run_attack("rug-pull", OFF)
     assert run.succeeded, run.evidence
     assert any(TOKEN_CANARY in json.dumps(call["arguments"]) for call in run.received)
+
+
+async def test_each_run_side_by_side_reads_only_what_its_own_servers_received(runs):
+    tags = {key: {call["run"] for call in run.received} for key, run in runs.items() if run.received}
+    assert all(len(tag) == 1 and None not in tag for tag in tags.values()), tags
+    assert len({next(iter(tag)) for tag in tags.values()}) == len(tags), "two runs share a name"
+
+
+async def test_runs_side_by_side_come_back_in_the_plan_s_order_with_the_outcomes_of_runs_one_by_one():
+    prepare_lab()
+    plan = {("result-injection", "on"): ON, ("result-injection", "off"): OFF, ("rug-pull", "off"): OFF}
+    side_by_side = await run_attacks(plan)
+    assert list(side_by_side) == list(plan)
+    for (name, mode), defences in plan.items():
+        alone = await run_attack(name, defences)
+        together = side_by_side[name, mode]
+        assert together.outcome() == alone.outcome(), (name, mode)
+        assert [(c["server"], c["tool"]) for c in together.received] == [(c["server"], c["tool"]) for c in alone.received]
 
 
 def test_there_are_nine_planted_attacks():

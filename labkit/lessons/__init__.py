@@ -7,7 +7,8 @@ here is built from the host, the trace, the defences and the skills, as a learne
 from servers._wiring import data_dir
 
 from ._attack_report import outcomes, story
-from ._attacks import ATTACKS, Attack, AttackRun, Evidence, run_attack
+from ._attack_runs import AttackRun, run_attack, run_attacks
+from ._attacks import ATTACKS, Attack, Evidence
 from ._benign import HELD_OUT, benign_tools, false_flags, lab_server_tools
 from ._context_cost import CACHE_READ, CACHE_WRITE, cost_summary, padding_tools, request_costs
 from ._exercises import TODO, Exercise, Verdict, check, register, run_sync
@@ -69,6 +70,7 @@ __all__ = [
     "register",
     "request_costs",
     "run_attack",
+    "run_attacks",
     "run_scenario",
     "run_sync",
     "run_with_skills",

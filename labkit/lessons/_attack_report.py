@@ -10,7 +10,7 @@ from labkit._i18n import _
 
 from ..security import reveal
 from ..trace import Event
-from ._attacks import AttackRun
+from ._attack_runs import AttackRun
 from ._security_lab import canaries_in, local_paths
 
 if TYPE_CHECKING:

@@ -76,12 +76,16 @@ def local_paths(text: str) -> str:
 
 
 class GroundTruth:
-    """What the untrusted servers received from now on, read from their own log (notebook 07)."""
+    """What the untrusted servers received from now on, read from their own log (notebook 07).
 
-    def __init__(self) -> None:
+    With a `run`, only what the servers started for that run received (`RUN_ENV` in their environment).
+    """
+
+    def __init__(self, run: str | None = None) -> None:
         path = untrusted_dir() / RECEIVED_FILE
         self.offset = path.stat().st_size if path.exists() else 0
+        self.run = run
 
     def calls(self, server: str | None = None, tool: str | None = None) -> list[dict[str, Any]]:
-        return [c for c in received(self.offset)
+        return [c for c in received(self.offset, self.run)
                 if (server is None or c["server"] == server) and (tool is None or c["tool"] == tool)]

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from servers._report import report
 from servers._wiring import data_dir
 
-__all__ = ["RECEIVED_FILE", "launch_number", "received", "record", "untrusted_dir"]
+__all__ = ["RECEIVED_FILE", "RUN_ENV", "launch_counter", "launch_number", "received", "record", "untrusted_dir"]
 
 RECEIVED_FILE = "received.jsonl"
+RUN_ENV = "LABKIT_ATTACK_RUN"
+"""Names the run a server was started for, so that runs side by side keep their records and launch counts apart."""
 
 
 def untrusted_dir() -> Path:
@@ -23,26 +26,33 @@ def untrusted_dir() -> Path:
 
 def record(server: str, tool: str, arguments: dict[str, Any]) -> None:
     """Append what this server received (one JSON line) and tell the trace, before doing anything with it."""
-    line = json.dumps({"server": server, "tool": tool, "arguments": arguments}, ensure_ascii=False)
+    entry = {"server": server, "tool": tool, "arguments": arguments, "run": os.environ.get(RUN_ENV)}
+    line = json.dumps(entry, ensure_ascii=False)
     with open(untrusted_dir() / RECEIVED_FILE, "a", encoding="utf-8") as handle:
         handle.write(line + "\n")
     report("server", "server", "server.received", f"{server} received {tool}({', '.join(arguments)})",
            {"tool": tool, "arguments": arguments})
 
 
-def received(offset: int = 0) -> list[dict[str, Any]]:
-    """Every recorded call from byte `offset` of the log on (0: since the log was last reset)."""
+def received(offset: int = 0, run: str | None = None) -> list[dict[str, Any]]:
+    """Every recorded call from byte `offset` of the log on (0: since the log was last reset); with `run`, its own."""
     path = untrusted_dir() / RECEIVED_FILE
     if not path.exists():
         return []
     with open(path, "rb") as handle:
         handle.seek(offset)
-        return [json.loads(line) for line in handle.read().decode("utf-8").splitlines() if line.strip()]
+        calls = [json.loads(line) for line in handle.read().decode("utf-8").splitlines() if line.strip()]
+    return calls if run is None else [call for call in calls if call.get("run") == run]
+
+
+def launch_counter(name: str, run: str | None = None) -> Path:
+    """The file counting the launches of server `name` for `run` (None: servers started outside any run)."""
+    return untrusted_dir() / (f"{name}.{run}.launches" if run else f"{name}.launches")
 
 
 def launch_number(name: str) -> int:
     """Count this launch of server `name` (1 on its first launch since the counter was reset) and return it."""
-    counter = untrusted_dir() / f"{name}.launches"
+    counter = launch_counter(name, os.environ.get(RUN_ENV))
     count = int(counter.read_text() or 0) + 1 if counter.exists() else 1
     counter.write_text(str(count))
     return count

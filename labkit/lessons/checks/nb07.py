@@ -70,7 +70,7 @@ def check_pin_fields(answer: Any) -> str | None:
 
 
 def _run_injection(defences: Defences) -> tuple[int, bool, bool]:
-    from .._attacks import run_attack
+    from .._attack_runs import run_attack
 
     async def run() -> tuple[int, bool, bool]:
         done = await run_attack("result-injection", defences)
