@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
+from labkit.host import ServerSpec, ServerStartError
 from labkit.lessons import ATTACKS, CANARIES, TOKEN_CANARY, TOKEN_ENV, prepare_lab, run_attack, run_attacks, story
 from labkit.security import HIDDEN, Defences
 
@@ -47,6 +49,20 @@ async def test_runs_side_by_side_come_back_in_the_plan_s_order_with_the_outcomes
         together = side_by_side[name, mode]
         assert together.outcome() == alone.outcome(), (name, mode)
         assert [(c["server"], c["tool"]) for c in together.received] == [(c["server"], c["tool"]) for c in alone.received]
+
+
+async def test_a_misspelt_attack_or_uncalled_defences_are_named_before_any_server_starts():
+    with pytest.raises(ValueError, match=r"no planted attack is called 'rug-pul'; the attacks are: poison-text, "):
+        await run_attacks({("poison-text", "off"): OFF, ("rug-pul", "off"): OFF})
+    with pytest.raises(TypeError, match=r"the defences for 'poison-text' are a method, not Defences: .*brackets"):
+        await run_attacks({("poison-text", "on"): Defences.all})
+
+
+async def test_a_run_side_by_side_that_fails_raises_its_own_error_not_a_group(monkeypatch):
+    missing = replace(ATTACKS["path-escape"], name="missing", servers=(ServerSpec("untrusted.missing"),))
+    monkeypatch.setitem(ATTACKS, "missing", missing)
+    with pytest.raises(ServerStartError, match=r"No module named servers\.untrusted\.missing"):
+        await run_attacks({("missing", "off"): OFF, ("path-escape", "off"): OFF})
 
 
 def test_there_are_nine_planted_attacks():

@@ -95,10 +95,8 @@ async def run_attack(
     The run's servers are told its own name (`RUN_ENV`): what they receive, their launch counts and the
     host's pins are the run's alone, so runs side by side (`run_attacks`) never read each other's.
     """
-    attack, defences = ATTACKS[name], defences if defences is not None else Defences()
-    lab = lab or LabFolder(untrusted_dir() / "lab")
-    if not planted(lab):
-        lab = prepare_lab()
+    attack, defences = _checked(name, defences if defences is not None else Defences())
+    lab = _planted(lab)
     trace = trace if trace is not None else Trace()
     desk = desk if desk is not None else ApprovalDesk(trace)
     run = f"{re.sub(r'[^a-z0-9]+', '-', f'{name} {defences}'.lower())}-{next(_RUN_NUMBERS)}"
@@ -134,9 +132,9 @@ async def run_attacks(
     `plan` maps (attack name, a label of yours), such as `("rug-pull", "off")`, to the defences of that
     run; the runs come back under the same keys, in the plan's order.
     """
-    lab = lab or LabFolder(untrusted_dir() / "lab")
-    if not planted(lab):
-        lab = prepare_lab()  # once, before the runs: each would otherwise plant it again under the others
+    for (name, _label), defences in plan.items():
+        _checked(name, defences)  # a misspelt name or a forgotten () is said before any server starts
+    lab = _planted(lab)  # once, before the runs: each would otherwise plant it again under the others
     done: dict[tuple[str, str], AttackRun] = {}
     limit = anyio.CapacityLimiter(_SIDE_BY_SIDE)
 
@@ -144,7 +142,27 @@ async def run_attacks(
         async with limit:
             done[key] = await run_attack(key[0], defences, lab=lab)
 
-    async with anyio.create_task_group() as group:
-        for key, defences in plan.items():
-            group.start_soon(one, key, defences)
+    try:
+        async with anyio.create_task_group() as group:
+            for key, defences in plan.items():
+                group.start_soon(one, key, defences)
+    except BaseExceptionGroup as failed:  # one run's failure reads as that failure, not as a group of one
+        if len(failed.exceptions) == 1:
+            raise failed.exceptions[0] from None
+        raise
     return {key: done[key] for key in plan}
+
+
+def _checked(name: str, defences: Defences) -> tuple[Attack, Defences]:
+    if name not in ATTACKS:
+        raise ValueError(f"no planted attack is called {name!r}; the attacks are: {', '.join(ATTACKS)}")
+    if not isinstance(defences, Defences):
+        raise TypeError(f"the defences for {name!r} are a {type(defences).__name__}, not Defences: "
+                        "write Defences.all() or Defences.none(), with the brackets")
+    return ATTACKS[name], defences
+
+
+def _planted(lab: LabFolder | None) -> LabFolder:
+    """`lab` (default: the lab's own folder), planted again if this process has not planted it."""
+    lab = lab or LabFolder(untrusted_dir() / "lab")
+    return lab if planted(lab) else prepare_lab()
