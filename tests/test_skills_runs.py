@@ -7,6 +7,7 @@ import pytest
 from labkit.host import scripted_answers, scripted_form
 from labkit.lessons import (
     SKILLS_DIR,
+    SkillRun,
     context_ledger,
     context_table,
     run_with_skills,
@@ -149,3 +150,24 @@ async def test_the_openai_apis_load_the_same_skill_and_get_the_same_answer(api: 
                                 required_tools=["get_plan"], api=api)
     assert run.tool_calls == family.tool_calls and run.result.answer == family.result.answer
     assert context_table(run.trace)["skill bytes"].tolist()[-1] > 0
+
+
+def test_results_come_back_in_the_order_the_calls_were_sent_whatever_order_they_answered_in() -> None:
+    trace = Trace()
+    for ref, plan in ((7, "family"), (8, "personal")):
+        trace.record("client", "server", "jsonrpc.request", f"tools/call get_plan {plan}", ref=ref, name="get_plan",
+                     payload={"method": "tools/call", "params": {"name": "get_plan", "arguments": {"plan": plan}}})
+    for ref, accounts in ((8, 3), (7, 6)):  # the second call answered first
+        trace.record("server", "client", "jsonrpc.response", "tools/call →", ref=ref, name="get_plan",
+                     payload={"result": {"structuredContent": {"max_accounts": accounts}}})
+    run = SkillRun("Both plans?", trace, result=None, audit=None, loader=None)
+    assert [result["max_accounts"] for result in run.returned("get_plan")] == [6, 3]
+    assert run.returned("list_plans") == []
+
+
+async def test_two_plans_asked_at_once_return_each_plan_s_own_answer() -> None:
+    run = await run_with_skills("How many accounts do the family and personal plans allow?", skills=LIBRARY,
+                                servers=["plans"], required_tools=["get_plan"])
+    allowed = {"family": 6, "personal": 3}
+    assert len(run.sent) == 2
+    assert [r["max_accounts"] for r in run.returned("get_plan")] == [allowed[args["plan"]] for _, args in run.sent]

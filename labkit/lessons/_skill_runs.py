@@ -58,6 +58,17 @@ class SkillRun:
         return [(e.name, e.payload["params"].get("arguments", {})) for e in self.trace.of_kind("jsonrpc.request")
                 if e.src == "client" and e.payload.get("method") == "tools/call"]
 
+    def returned(self, tool: str) -> list[Any]:
+        """What each call of `tool` returned (its `structuredContent`), in the order the calls were sent (notebook 06).
+
+        Calls run side by side may answer in either order; each reply is matched to its request by JSON-RPC id.
+        """
+        calls = [e.ref for e in self.trace.of_kind("jsonrpc.request")
+                 if e.src == "client" and e.name == tool and e.payload.get("method") == "tools/call"]
+        replies = {e.ref: e.payload["result"].get("structuredContent") for e in self.trace.of_kind("jsonrpc.response")
+                   if e.name == tool and "result" in e.payload}
+        return [replies[ref] for ref in calls if ref in replies]
+
 
 def scripted_approver(trace: Trace, answer: bool) -> Approver:
     """An approver asked like a person would be: answers `answer`, and records question and answer (notebook 06)."""
