@@ -22,7 +22,8 @@ async def runs():
     run leaked: the tests below that every attack fails with defences on would then fail.
     """
     prepare_lab()
-    return await run_attacks({(name, mode): defences for name in ATTACKS for mode, defences in (("off", OFF), ("on", ON))})
+    both_ways = (("off", OFF), ("on", ON))
+    return await run_attacks({(name, mode): defences for name in ATTACKS for mode, defences in both_ways})
 
 
 async def test_a_lab_planted_by_an_earlier_process_is_planted_again_so_the_token_is_there_to_steal(monkeypatch):
@@ -48,7 +49,8 @@ async def test_runs_side_by_side_come_back_in_the_plan_s_order_with_the_outcomes
         alone = await run_attack(name, defences)
         together = side_by_side[name, mode]
         assert together.outcome() == alone.outcome(), (name, mode)
-        assert [(c["server"], c["tool"]) for c in together.received] == [(c["server"], c["tool"]) for c in alone.received]
+        calls = [[(c["server"], c["tool"]) for c in run.received] for run in (together, alone)]
+        assert calls[0] == calls[1], (name, mode)
 
 
 async def test_a_misspelt_attack_or_uncalled_defences_are_named_before_any_server_starts():
