@@ -24,7 +24,7 @@ from ..host import (
     select_model,
 )
 from ..skills import SkillLibrary, SkillLoader
-from ..trace import Trace
+from ..trace import Event, Trace
 from ._model import make_client
 
 __all__ = ["BASE_PROMPT", "SKILLS_DIR", "SkillRun", "run_with_skills", "scripted_approver"]
@@ -55,19 +55,21 @@ class SkillRun:
     @property
     def sent(self) -> list[tuple[str, dict[str, Any]]]:
         """The calls an MCP client really sent to a server, as `tools/call` frames: (tool, arguments)."""
-        return [(e.name, e.payload["params"].get("arguments", {})) for e in self.trace.of_kind("jsonrpc.request")
-                if e.src == "client" and e.payload.get("method") == "tools/call"]
+        return [(e.name, e.payload["params"].get("arguments", {})) for e in self._calls_sent()]
 
     def returned(self, tool: str) -> list[Any]:
         """What each call of `tool` returned (its `structuredContent`), in the order the calls were sent (notebook 06).
 
         Calls run side by side may answer in either order; each reply is matched to its request by JSON-RPC id.
         """
-        calls = [e.ref for e in self.trace.of_kind("jsonrpc.request")
-                 if e.src == "client" and e.name == tool and e.payload.get("method") == "tools/call"]
+        calls = [e.ref for e in self._calls_sent() if e.name == tool]
         replies = {e.ref: e.payload["result"].get("structuredContent") for e in self.trace.of_kind("jsonrpc.response")
                    if e.name == tool and "result" in e.payload}
         return [replies[ref] for ref in calls if ref in replies]
+
+    def _calls_sent(self) -> list[Event]:
+        return [e for e in self.trace.of_kind("jsonrpc.request")
+                if e.src == "client" and e.payload.get("method") == "tools/call"]
 
 
 def scripted_approver(trace: Trace, answer: bool) -> Approver:
