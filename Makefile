@@ -15,6 +15,7 @@ $(STAMP): requirements.txt pyproject.toml Makefile
 	$(PY) -m pip install --quiet $(UV_PIN)
 	$(UV) --compile-bytecode -r requirements.txt
 	$(UV) --no-deps -e .
+	$(PY) -m labkit._warm_kernels
 	touch $(STAMP)
 
 # The lab's JupyterLab settings (no news pop-ups; notebooks before other files), where JupyterLab reads

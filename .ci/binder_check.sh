@@ -75,8 +75,9 @@ step "JupyterLab reads overrides.json: no news or update pop-ups"
 port=$("$WORK/venv/bin/python" -c "import socket; s=socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
 export JUPYTER_CONFIG_DIR="$WORK/jupyter/config" JUPYTER_DATA_DIR="$WORK/jupyter/data" JUPYTER_RUNTIME_DIR="$WORK/jupyter/runtime"
 export JUPYTERLAB_SETTINGS_DIR="$WORK/jupyter/settings" JUPYTERLAB_WORKSPACES_DIR="$WORK/jupyter/workspaces"
+# A throwaway server on 127.0.0.1 with no token and no XSRF check: the kernel step below starts kernels by plain POSTs.
 "$WORK/venv/bin/jupyter" lab --no-browser --allow-root --ip 127.0.0.1 --port "$port" --ServerApp.token= \
-  --ServerApp.root_dir="$WORK/repo" >"$WORK/lab.log" 2>&1 &
+  --ServerApp.root_dir="$WORK/repo" --ServerApp.disable_check_xsrf=True >"$WORK/lab.log" 2>&1 &
 LAB_PID=$!
 settings=""
 for _ in $(seq 60); do
@@ -91,6 +92,27 @@ props = json.load(sys.stdin)['schema']['properties']
 news, updates = props['fetchNews']['default'], props['checkForUpdates']['default']
 print(f'fetchNews default: {news!r}, checkForUpdates default: {updates!r}')
 sys.exit(0 if news == 'false' and updates is False else 1)" || fail "the pop-ups are still on"
+step "JupyterLab's python3 kernels are forked by the lab's warm Python (each kernel after the first few seconds)"
+curl -sf "http://127.0.0.1:$port/api/kernelspecs" | "$WORK/venv/bin/python" -c "
+import json, sys
+spec = json.load(sys.stdin)['kernelspecs']['python3']['spec']
+name = spec['metadata'].get('kernel_provisioner', {}).get('provisioner_name')
+print(f'the python3 kernel spec names the provisioner {name!r}')
+sys.exit(0 if name == 'labkit-warm-kernel' else 1)" || fail "the python3 kernel spec names no provisioner of the lab's"
+forked=""
+for _ in $(seq 30); do  # the first launch starts the warm Pythons beside its kernel: a later one is forked
+  id=$(curl -sf -X POST "http://127.0.0.1:$port/api/kernels" -d '{"name": "python3"}' \
+       | "$WORK/venv/bin/python" -c "import json, sys; print(json.load(sys.stdin)['id'])")
+  kernel=""
+  for _ in $(seq 50); do kernel=$(pgrep -f "kernel-$id.json" | head -1); [ -n "$kernel" ] && break; sleep 0.1; done
+  parent=$(ps -o args= -p "$(ps -o ppid= -p "$kernel" | tr -d ' ')")
+  curl -sf -X DELETE "http://127.0.0.1:$port/api/kernels/$id"
+  case "$parent" in *_warm_python.py*) forked=$kernel; break ;; esac
+  sleep 1
+done
+[ -n "$forked" ] || fail "no python3 kernel was forked by the lab's warm Python within 30 launches"
+echo "kernel $forked was forked by: $parent"
+
 step "each Binder badge of README.md opens a notebook that exists"
 badges=$(grep -o 'urlpath=lab/tree/[^)]*' README.md | cut -d/ -f3-)
 [ -n "$badges" ] || fail "no Binder badge with a urlpath in README.md"

@@ -84,6 +84,10 @@ def _execute(path: Path, kernel_log: Any, deadline: float | None) -> dict[str, A
     client = NotebookClient(
         notebook, timeout=_TIMEOUT_PER_CELL, kernel_name="python3", record_timing=True,
         resources={"metadata": {"path": str(path.parent)}},
+        # Stopped as nbval stops it after its last cell: a graceful shutdown hits a race in ipykernel 7.4 about one
+        # time in five (its control thread waits on an IOPub flush after the main thread stopped the IOPub thread),
+        # and jupyter_client waits 2.5 s before it sends SIGTERM; benchmarks/README.md has the measurement.
+        shutdown_kernel="immediate",
         on_cell_execute=before_cell,
         on_cell_error=lambda cell, cell_index, execute_reply: failed.append(cell_index),
     )

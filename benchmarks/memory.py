@@ -12,28 +12,12 @@ __all__ = ["PeakRSS", "tree_rss"]
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
-def tree_rss(root: int | None = None) -> tuple[int, int]:
-    """(RSS of `root`, summed RSS of all its descendants) in bytes; psutil if installed, else /proc."""
+def tree_rss(root: int | None = None) -> tuple[int, int, int]:
+    """(RSS of `root`, summed RSS of all its descendants, summed PSS of all of them) in bytes; from /proc.
+
+    PSS divides each shared page among the processes sharing it: what a forked process really adds.
+    """
     root = os.getpid() if root is None else root
-    try:
-        import psutil
-    except ImportError:
-        return _proc_tree_rss(root)
-    try:
-        process = psutil.Process(root)
-        own = process.memory_info().rss
-        children = 0
-        for child in process.children(recursive=True):
-            try:
-                children += child.memory_info().rss
-            except psutil.Error:  # it ended between listing and reading
-                pass
-        return own, children
-    except psutil.Error:
-        return 0, 0
-
-
-def _proc_tree_rss(root: int) -> tuple[int, int]:
     parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -48,7 +32,7 @@ def _proc_tree_rss(root: int) -> tuple[int, int]:
         kids = [p for p, parent in parents.items() if parent == pid]
         tree.update(kids)
         frontier.extend(kids)
-    return _proc_rss(root), sum(_proc_rss(pid) for pid in tree)
+    return _proc_rss(root), sum(_proc_rss(pid) for pid in tree), sum(_proc_pss(pid) for pid in (root, *tree))
 
 
 def _proc_rss(pid: int) -> int:
@@ -58,16 +42,26 @@ def _proc_rss(pid: int) -> int:
         return 0
 
 
+def _proc_pss(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, IndexError, ValueError):
+        pass
+    return 0
+
+
 class PeakRSS:
     """`with PeakRSS() as peak: ...` then `peak.as_dict()`: the highest summed RSS seen every `interval` s.
 
-    RSS counts shared pages (Python's own libraries) once per process, so the total overstates
-    what the machine needs; it is the figure `ps` and `top` show.
+    RSS counts shared pages (Python's own libraries, a warm Python's imports) once per process, so the total
+    overstates what the machine needs; it is the figure `ps` and `top` show. PSS is the memory really used.
     """
 
     def __init__(self, interval: float = 0.02) -> None:
         self.interval = interval
-        self.peak_total = self.peak_self = self.peak_children = 0
+        self.peak_total = self.peak_self = self.peak_children = self.peak_pss = 0
         self.samples = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="peak-rss", daemon=True)
@@ -89,8 +83,9 @@ class PeakRSS:
             self._sample()
 
     def _sample(self) -> None:
-        own, children = tree_rss()
+        own, children, pss = tree_rss()
         self.samples += 1
+        self.peak_pss = max(self.peak_pss, pss)
         self.peak_self = max(self.peak_self, own)
         self.peak_children = max(self.peak_children, children)
         self.peak_total = max(self.peak_total, own + children)
@@ -101,5 +96,6 @@ class PeakRSS:
             "peak_total_mib": round(self.peak_total / mib, 1),
             "peak_process_mib": round(self.peak_self / mib, 1),
             "peak_children_mib": round(self.peak_children / mib, 1),
+            "peak_pss_mib": round(self.peak_pss / mib, 1),
             "samples": self.samples,
         }

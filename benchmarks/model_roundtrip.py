@@ -9,7 +9,6 @@ from typing import Any
 import anthropic
 import httpx2
 import openai
-from labkit.simulator.responses_api import ResponsesAPI
 from mcp_types import Tool
 
 from labkit.host import Conversation, select_model
@@ -17,6 +16,7 @@ from labkit.lessons import TASKS, make_client
 from labkit.simulator import TeachingModel, decide, teaching_transport
 from labkit.simulator._anthropic_api import AnthropicMessages
 from labkit.simulator._chat_api import ChatCompletions
+from labkit.simulator._responses_api import ResponsesAPI
 from labkit.trace import OFFLINE_KEY, Trace
 
 from .stats import compare, median_ms, time_interleaved

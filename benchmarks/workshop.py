@@ -7,8 +7,7 @@ import os
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager, ExitStack
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +19,7 @@ from labkit.host import http_server
 
 from .stats import percentile
 
-__all__ = ["SCALES", "measure_workshop", "start_together"]
+__all__ = ["SCALES", "measure_workshop"]
 
 SCALES = (1, 10, 50)
 ARGUMENTS = {"service": "order-service", "since": "2026-10-29T20:00"}
@@ -43,13 +42,15 @@ async def measure_workshop(scales: tuple[int, ...] = SCALES, phase_timeout: floa
     """Each learner: `query_errors`, then `render_error_trend` with its input_required round answered."""
     with ExitStack() as servers:
         errlog = servers.enter_context(tempfile.TemporaryFile(mode="w+"))
-        logs, charts_a, charts_b, stranger = start_together(servers, [
+        # One after the other, from this thread: a server's supervisor dies with the thread that started it (Linux's
+        # parent-death signal follows the thread), so servers started from a pool's threads died with the pool.
+        logs, charts_a, charts_b, stranger = (servers.enter_context(server) for server in (
             http_server("logs", errlog=errlog),
             http_server("charts", errlog=errlog),
             http_server("charts", errlog=errlog),
             # A replica with its own key: the control that shows the shared key is what makes retries work.
             http_server("charts", env={"LABKIT_REQUEST_STATE_KEY": os.urandom(32).hex()}, errlog=errlog),
-        ])
+        ))
         await _warm_up(charts_a, charts_b)
         single = {n: await _configuration(n, phase_timeout, _single_server(logs, charts_a)) for n in scales}
         replicas = {n: await _configuration(n, phase_timeout, _two_replicas(logs, charts_a, charts_b)) for n in scales}
@@ -61,19 +62,6 @@ async def measure_workshop(scales: tuple[int, ...] = SCALES, phase_timeout: floa
         "retry_on_replica_with_other_key": control,
         "default_client_name_probe": shared_name,
     }
-
-
-def start_together(stack: ExitStack, servers: list[AbstractContextManager[str]]) -> list[str]:
-    """Enter several `http_server(...)` blocks at once (each waits about a second for its port); URLs in order."""
-    with ThreadPoolExecutor(max_workers=len(servers)) as pool:
-        futures = [pool.submit(server.__enter__) for server in servers]
-    failures = [future.exception() for future in futures if future.exception() is not None]
-    for server, future in zip(servers, futures, strict=True):
-        if future.exception() is None:
-            stack.push(server.__exit__)  # the ones that started are stopped with the stack, failure or not
-    if failures:
-        raise failures[0]
-    return [future.result() for future in futures]
 
 
 Learner = Callable[[int, int, anyio.Event, Callable[[], None], _Tally], Awaitable[None]]
@@ -150,8 +138,8 @@ def _two_replicas(logs_url: str, url_a: str, url_b: str) -> Learner:
         first_url, second_url = (url_a, url_b) if index % 2 == 0 else (url_b, url_a)
         async with (
             Client(logs_url, client_info=me) as logs,
-            Client(first_url, client_info=me) as first,
-            Client(second_url, client_info=me) as second,
+            Client(first_url, client_info=me, elicitation_callback=_answer) as first,
+            Client(second_url, client_info=me, elicitation_callback=_answer) as second,
         ):
             for client in (logs, first, second):
                 await client.list_tools()
@@ -172,7 +160,10 @@ def _two_replicas(logs_url: str, url_a: str, url_b: str) -> Learner:
 
 
 async def _round_one_here_retry_there(first: Client, second: Client) -> CallToolResult:
-    """Round 1 on one replica, the answered retry on the other: the 2026-07-28 stateless promise."""
+    """Round 1 on one replica, the answered retry on the other: the 2026-07-28 stateless promise.
+
+    Both clients declare form elicitation (an `elicitation_callback`), without which the server may not ask.
+    """
     asked = await first.session.call_tool("render_error_trend", ARGUMENTS, allow_input_required=True)
     if not isinstance(asked, InputRequiredResult):
         raise RuntimeError(f"expected input_required from round 1, got {type(asked).__name__}")
@@ -201,7 +192,7 @@ def _count(
 
 async def _warm_up(url_a: str, url_b: str) -> None:
     """One chart on each replica first: the first render imports matplotlib (about a second)."""
-    async with Client(url_a) as a, Client(url_b) as b:
+    async with Client(url_a, elicitation_callback=_answer) as a, Client(url_b, elicitation_callback=_answer) as b:
         for client in (a, b):
             await client.list_tools()
         await _round_one_here_retry_there(a, b)
@@ -210,7 +201,8 @@ async def _warm_up(url_a: str, url_b: str) -> None:
 
 async def _other_key_rejects(url_a: str, stranger_url: str) -> dict[str, Any]:
     """Round 1 on a replica, retry on a server with a different sealing key: it must refuse."""
-    async with Client(url_a) as first, Client(stranger_url) as stranger:
+    async with (Client(url_a, elicitation_callback=_answer) as first,
+                Client(stranger_url, elicitation_callback=_answer) as stranger):
         await stranger.list_tools()
         try:
             await _round_one_here_retry_there(first, stranger)

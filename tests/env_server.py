@@ -15,6 +15,7 @@ class StartedWith(BaseModel):
     program: str
     main_file: str
     path: list[str]
+    backend: str
 
 
 def build_server() -> MCPServer:
@@ -22,9 +23,14 @@ def build_server() -> MCPServer:
 
     @mcp.tool()
     def started_with(name: str) -> StartedWith:
-        """One environment variable's value, the working folder, the command line, the process id and `sys.path`."""
+        """One environment variable's value, the working folder, the command line, the process id, `sys.path`, and
+        the backend matplotlib chose when imported (from the environment it was imported in)."""
+        import matplotlib
+
+        backend = matplotlib.rcParams._get("backend")  # a name, or a marker object: "choose one on first use"
         return StartedWith(value=os.environ.get(name), cwd=os.getcwd(), argv=sys.argv[1:], pid=os.getpid(),
-                           program=sys.argv[0], main_file=sys.modules["__main__"].__file__, path=sys.path)
+                           program=sys.argv[0], main_file=sys.modules["__main__"].__file__, path=sys.path,
+                           backend=backend if isinstance(backend, str) else "chosen on first use")
 
     @mcp.tool()
     def imported(module: str) -> bool:

@@ -6,6 +6,7 @@ import os
 
 import psutil  # a dependency of ipykernel, which the lab pins
 
+from labkit import _warm_kernels
 from labkit.host._warm import warm_python_pid
 
 __all__ = ["SESSION_MARK", "our_processes"]
@@ -17,13 +18,15 @@ SESSION_MARK = "LABKIT_TEST_SESSION"
 def our_processes() -> dict[int, str]:
     """Living processes started from here: descendants of this process, or carrying its `SESSION_MARK`.
 
-    This process's warm Python is not one of them: it serves every test, and goes when this process does.
+    This process's warm Pythons (the host's, and Jupyter's for the kernels it starts) are not among them: they serve
+    every test, and go when this process does.
     """
-    mark, me, warm = os.environ[SESSION_MARK], psutil.Process(), warm_python_pid()
-    found = {child.pid: child for child in me.children(recursive=True) if child.pid != warm}
+    mark, me = os.environ[SESSION_MARK], psutil.Process()
+    warm = {warm_python_pid(), *_warm_kernels.warm_python_pids()}
+    found = {child.pid: child for child in me.children(recursive=True) if child.pid not in warm}
     for process in psutil.process_iter():
         try:
-            if process.pid not in (me.pid, warm) and process.environ().get(SESSION_MARK) == mark:
+            if process.pid != me.pid and process.pid not in warm and process.environ().get(SESSION_MARK) == mark:
                 found[process.pid] = process
         except (psutil.AccessDenied, psutil.NoSuchProcess, psutil.ZombieProcess):
             continue

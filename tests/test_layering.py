@@ -146,3 +146,17 @@ def test_a_process_that_imported_labkit_freezes_its_heap_before_finalizing() -> 
     code = "import atexit, gc; atexit.register(lambda: print(gc.get_freeze_count() > 0)); import labkit"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert result.stdout.split() == ["True"]
+
+
+def test_the_warm_pythons_package_imports_only_the_standard_library() -> None:
+    # The supervisor loads its client by path at every server start, and a warm Python imports nothing of ours ahead.
+    foreign = [f"{path.relative_to(ROOT)} imports {module}" for path in sorted((LABKIT / "_warm").glob("*.py"))
+               for module in _imports(path) if not module.startswith("labkit._warm")
+               and module.partition(".")[0] not in sys.stdlib_module_names | {"__future__"}]
+    assert foreign == []
+
+
+def test_the_kernel_provisioner_loads_neither_the_host_nor_the_sdk() -> None:
+    # Jupyter loads it at a kernel's launch: the host and the SDK would cost that launch a second of imports.
+    loaded = _loaded_after("import labkit._warm_kernels")
+    assert [m for m in loaded if m == "mcp" or m.startswith(("mcp.", "labkit.host", "labkit.lessons"))] == []

@@ -142,13 +142,14 @@ async def test_with_warm_start_off_a_lab_server_starts_cold(monkeypatch: pytest.
 
 
 async def test_where_the_warm_python_cannot_listen_servers_start_cold(monkeypatch: pytest.MonkeyPatch) -> None:
+    import labkit._warm._starter as starter
     import labkit.host._warm as warm
 
     def no_seqpacket(*args: Any, **kwargs: Any) -> Any:
         raise OSError(97, "Address family not supported by protocol")
 
     monkeypatch.setattr(warm, "_current", None)
-    monkeypatch.setattr(warm.socket, "socket", no_seqpacket)
+    monkeypatch.setattr(starter.socket, "socket", no_seqpacket)
     assert warm.warm_socket(os.getcwd()) is None
     monkeypatch.undo()
     cold = await _started_with(ServerSpec(ENV_SERVER), "PATH")
@@ -157,12 +158,13 @@ async def test_where_the_warm_python_cannot_listen_servers_start_cold(monkeypatc
 
 def test_a_warm_python_that_never_says_it_is_ready_is_stopped_and_servers_start_cold(
         monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    import labkit._warm._starter as starter
     import labkit.host._warm as warm
 
     silent = tmp_path / "silent.py"
     silent.write_text("import sys\nsys.stdin.read()\n")  # imports nothing, says nothing, waits for its stdin
     monkeypatch.setattr(warm, "_current", None)
-    monkeypatch.setattr(warm, "_SCRIPT", str(silent))
+    monkeypatch.setattr(starter, "_SCRIPT", str(silent))
     monkeypatch.setattr(warm, "_READY_TIMEOUT_S", 0.5)
     before = {p.pid for p in psutil.Process().children()}
     assert warm.warm_socket(os.getcwd()) is None

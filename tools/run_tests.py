@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 LOGS = REPO / "out" / "test-logs"
 _PYTEST = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
 # nbval, with each solution's exercises run in its lesson's kernel after the lesson (`tests/nbval_pairs.py`)
-_NBVAL = [*_PYTEST, "-p", "tests.nbval_pairs", "--nbval-pairs", "--nbval-current-env",
+_NBVAL = [*_PYTEST, "-p", "tests.nbval_pairs", "--nbval-pairs",
           "--nbval-sanitize-with", "tests/nbval_sanitize.cfg"]
 _HEARTBEAT_S = 120
 _ATTACKS_AND_FAULTS = ("tests/attack_corpus", "tests/test_security*.py", "tests/test_faults*.py")

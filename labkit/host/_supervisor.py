@@ -5,7 +5,7 @@ ARGS...`) so it imports only the standard library and costs a few milliseconds. 
 straight through; with `--max-line`, stdout is passed on as it arrives, and a line longer than BYTES ends the
 server: the status file notes the line's size (`cut`) before the host sees its stdout close. With `--warm`,
 a `python -m MODULE` or `python SCRIPT` command, or a console script of this Python's, is forked by the
-host's warm Python (`_warm_python.py`) instead of started cold; if that Python cannot be reached, the command
+host's warm Python (`labkit/_warm/`) instead of started cold; if that Python cannot be reached, the command
 is started as usual.
 """
 
@@ -14,7 +14,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 
@@ -30,25 +29,6 @@ def _die_with_parent(sig: int) -> None:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, sig)
     except (OSError, AttributeError):
         pass
-
-
-class _WarmChild:
-    """A server forked by the warm Python: signalled by pid, its exit status read from our connection."""
-
-    def __init__(self, connection: socket.socket, pid: int, stdout: int | None) -> None:
-        self.connection, self.pid = connection, pid
-        self.stdout = os.fdopen(stdout, "rb", buffering=0) if stdout is not None else None
-
-    def send_signal(self, number: int) -> None:
-        try:
-            os.kill(self.pid, number)
-        except ProcessLookupError:
-            pass
-
-    def wait(self) -> int:
-        reply = self.connection.recv(4096)
-        # No reply: the warm Python died, and its children with it (they die with their parent).
-        return json.loads(reply)["returncode"] if reply else -signal.SIGKILL
 
 
 def console_script(program: str, path: str | None = None) -> str | None:
@@ -78,32 +58,30 @@ def _what_to_run(command: list[str]) -> dict | None:
     return None
 
 
-def _forked(warm: str, command: list[str], pipe_stdout: bool) -> _WarmChild | None:
-    """Ask the warm Python listening at `warm` ("@name", an abstract socket) to run `command`.
+def _forked(warm: str, command: list[str], pipe_stdout: bool):  # -> labkit._warm.Forked | None
+    """Ask the warm Python listening at `warm` to run `command`, its stdout piped to us if asked.
 
     None if it is not one the warm Python runs, or the warm Python cannot be reached.
     """
     request = _what_to_run(command)
     if request is None:
         return None
-    connection = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    # The warm Python's requester side, loaded by path in this script alone: the lab's package would cost every
+    # server start its imports.
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_warm"))
+    from _client import fork
     source, sink = os.pipe() if pipe_stdout else (None, 1)
     try:
-        connection.connect("\0" + warm[1:])
-        request.update(env=dict(os.environ), cwd=os.getcwd())
-        socket.send_fds(connection, [json.dumps(request).encode()], [0, sink, 2])
-        reply = connection.recv(4096)
-    except OSError:
-        reply = b""
+        child = fork(warm, {**request, "env": dict(os.environ), "cwd": os.getcwd()}, [0, sink, 2])
     finally:
         if source is not None:
             os.close(sink)
-    if not reply:
-        connection.close()
-        if source is not None:
+    if source is not None:
+        if child is None:
             os.close(source)
-        return None
-    return _WarmChild(connection, json.loads(reply)["pid"], source)
+        else:
+            child.stdout = os.fdopen(source, "rb", buffering=0)
+    return child
 
 
 def main() -> int:

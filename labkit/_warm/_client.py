@@ -1,0 +1,96 @@
+"""Asking a warm Python to fork a process for us: the requester's side of `_warm_python.py`.
+
+Standard library only, and loaded by path by the host's supervisor too (`labkit/host/_supervisor.py`), which is
+started for every server and must start in milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+from collections.abc import Mapping, Sequence
+
+__all__ = ["LENT_ENV", "Forked", "Lent", "fork", "lent_to_us"]
+
+LENT_ENV = "LABKIT_WARM_PYTHON"
+"""In a kernel Jupyter's warm Python forked: "ADDRESS PID PARENT", a warm Python for servers lent to it (its socket and
+pid) by the process that started both, and the pid of the warm Python that forked the kernel."""
+
+
+class Forked:
+    """A process a warm Python forked for us, used as a `subprocess.Popen` is: signalled by its pid, its exit status
+    read from our connection to that warm Python (it is that Python's child, not ours)."""
+
+    stdin = stdout = stderr = None
+
+    def __init__(self, connection: socket.socket, pid: int) -> None:
+        self.connection, self.pid, self.returncode = connection, pid, None
+
+    def poll(self) -> int | None:
+        return self._status(block=False)
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None and not select.select([self.connection], [], [], timeout)[0]:
+            raise subprocess.TimeoutExpired([str(self.pid)], timeout or 0)
+        return self._status(block=True)  # type: ignore[return-value]
+
+    def send_signal(self, number: int) -> None:
+        if self.returncode is None:
+            try:
+                os.kill(self.pid, number)
+            except ProcessLookupError:
+                pass
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def _status(self, block: bool) -> int | None:
+        if self.returncode is None:
+            try:
+                reply = self.connection.recv(4096, 0 if block else socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                return None
+            # No reply: the warm Python died, and its children with it (they die with their parent).
+            self.returncode = json.loads(reply)["returncode"] if reply else -signal.SIGKILL
+            self.connection.close()
+        return self.returncode
+
+
+def fork(warm: str, request: Mapping[str, object], fds: Sequence[int]) -> Forked | None:
+    """Ask the warm Python listening at `warm` ("@name": an abstract socket) to fork the process `request` names
+    (`_warm_python.py` says how), with `fds` as its descriptors 0, 1 and 2; None if it cannot be reached."""
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        connection.connect("\0" + warm[1:])
+        socket.send_fds(connection, [json.dumps(request).encode()], list(fds))
+        reply = connection.recv(4096)
+    except OSError:
+        reply = b""
+    if not reply:
+        connection.close()
+        return None
+    return Forked(connection, json.loads(reply)["pid"])
+
+
+class Lent:
+    """A warm Python for servers lent to this process: its socket's address and its pid. (No `typing` here: the
+    supervisor, which loads this module, is started for every server.)"""
+
+    def __init__(self, address: str, pid: int) -> None:
+        self.address, self.pid = address, pid
+
+
+def lent_to_us() -> Lent | None:
+    """The warm Python for servers lent to this very process, if it is a kernel Jupyter's warm Python forked.
+
+    A child of ours inherits the variable, not the parent: it starts a warm Python of its own, as in a cold kernel.
+    """
+    address, pid, parent = (os.environ.get(LENT_ENV, "").split() + ["", "", ""])[:3]
+    return Lent(address, int(pid)) if address and pid.isdigit() and parent == str(os.getppid()) else None

@@ -1,0 +1,234 @@
+"""Jupyter kernels forked by a warm Python: the same kernel as jupyter_client's exec, in every way a lesson can see."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import start_new_kernel
+
+from labkit import _warm_kernels
+from labkit._warm import LENT_ENV, Forked
+from labkit.host import REPO_ROOT
+
+LIMIT = 60
+NOTEBOOKS = str(REPO_ROOT / "notebooks")
+# What a lesson could see of how its kernel was started, and of the libraries it imports once started: pandas's display
+# options, matplotlib's inline figures and ipywidgets' comm target depend on the kernel they are imported in. The two
+# per-launch variables differ by design.
+REPORT = """
+import json, locale, os, signal, sys, time
+import comm, ipywidgets, matplotlib, matplotlib.pyplot, pandas
+print(json.dumps({
+    "pandas": {o: pandas.get_option(o) for o in ("display.max_columns", "display.width", "display.max_rows")},
+    "frame": repr(pandas.DataFrame([range(30)] * 3)),
+    "backend": [matplotlib.rcParams._get("backend"), matplotlib.get_backend()],
+    "figure_formats": sorted(str(t) for t in get_ipython().display_formatter.formatters["image/png"].type_printers),
+    "comm_targets": sorted(comm.get_comm_manager().targets),
+    "argv": [*sys.argv[:-1], os.path.basename(sys.argv[-1]).startswith("kernel-")],
+    "path": sys.path, "cwd": os.getcwd(), "executable": sys.executable, "flags": list(sys.flags),
+    "env": {k: v for k, v in os.environ.items() if k not in ("JPY_SESSION_NAME", %r)},
+    "session_leader": os.getsid(0) == os.getpgid(0) == os.getpid(),
+    "signals": {s: repr(signal.getsignal(getattr(signal, s))) for s in ("SIGINT", "SIGTERM", "SIGCHLD", "SIGPIPE")},
+    "stdin_at_its_end": os.read(0, 1) == b"",
+    "streams": [(s.encoding, s.errors, s.line_buffering) for s in (sys.__stdout__, sys.__stderr__)],
+    "encoding": locale.getpreferredencoding(False),
+    "tz": time.tzname, "umask": os.umask(0o22),
+}))
+""" % LENT_ENV
+
+
+@pytest.fixture
+def fresh_warm_python() -> Iterator[None]:
+    """No warm Python for kernels yet: the next launch starts them (and its kernel the usual way)."""
+    for warm in _warm_kernels._by_environment.values():
+        warm.kernels.stop()
+        warm.servers.stop()
+    _warm_kernels._by_environment.clear()
+    yield
+
+
+def _run(client: Any, code: str) -> str:
+    printed: list[str] = []
+    reply = client.execute_interactive(code, timeout=LIMIT, output_hook=lambda message: printed.append(
+        message["content"].get("text", "")) if message["msg_type"] == "stream" else None)
+    assert reply["content"]["status"] == "ok", reply["content"]
+    return "".join(printed)
+
+
+def _report(cwd: str = NOTEBOOKS, **kwargs: Any) -> tuple[dict, Any]:
+    manager, client = start_new_kernel(kernel_name="python3", cwd=cwd, **kwargs)
+    try:
+        return json.loads(_run(client, REPORT)), manager.provisioner.process
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=False)
+
+
+def _wait_until_ready() -> None:
+    deadline = time.monotonic() + LIMIT
+    while not all(warm.ready() for warm in _warm_kernels._by_environment.values()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _warm_kernels._by_environment and time.monotonic() < deadline
+
+
+def test_a_forked_kernel_sees_what_a_kernel_jupyter_client_started_sees(fresh_warm_python: None) -> None:
+    cold, started = _report()
+    _wait_until_ready()
+    forked, forked_by = _report()
+    assert not isinstance(started, Forked) and isinstance(forked_by, Forked)
+    assert {key: (cold[key], forked[key]) for key in cold if cold[key] != forked[key]} == {}
+    assert forked["session_leader"] and forked["stdin_at_its_end"]
+
+
+def test_a_forked_kernel_is_interrupted_restarted_and_shut_down_as_any_kernel(fresh_warm_python: None) -> None:
+    _report()
+    _wait_until_ready()
+    manager, client = start_new_kernel(kernel_name="python3", cwd=NOTEBOOKS)
+    try:
+        first = manager.provisioner.process
+        assert isinstance(first, Forked)
+        message = client.execute("import time; time.sleep(60)")
+        time.sleep(1.0)
+        manager.interrupt_kernel()
+        reply = client.get_shell_msg(timeout=LIMIT)
+        assert reply["parent_header"]["msg_id"] == message
+        assert (reply["content"]["status"], reply["content"]["ename"]) == ("error", "KeyboardInterrupt")
+        manager.restart_kernel(now=False)
+        client.wait_for_ready(timeout=LIMIT)
+        again = manager.provisioner.process
+        assert isinstance(again, Forked) and again.pid != first.pid and first.returncode == 0
+        assert _run(client, "print(40 + 2)").strip() == "42"
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=False)
+    assert again.returncode == 0, f"the kernel ended with {again.returncode}: it was stopped, it did not exit"
+
+
+def test_a_killed_forked_kernel_takes_its_servers_with_it(fresh_warm_python: None) -> None:
+    _report()
+    _wait_until_ready()
+    manager, client = start_new_kernel(kernel_name="python3", cwd=NOTEBOOKS)
+    try:
+        warm, *servers = json.loads(_run(client, (
+            "import json, psutil\nfrom labkit import Host, ServerSpec, Trace\nfrom labkit.host._warm import "
+            "warm_python_pid\nhost = Host(Trace(), [ServerSpec('logs'), ServerSpec('charts')])\n"
+            "await host.__aenter__()\n"
+            "print(json.dumps([warm_python_pid(), *[p.pid for p in psutil.Process(warm_python_pid()).children()]]))")))
+        # The host started no warm Python of its own: the one for servers Jupyter's provisioner lent forked them.
+        assert warm in _warm_kernels.warm_python_pids() and len(servers) == 2
+        kernel = manager.provisioner.process
+        manager.shutdown_kernel(now=True)  # SIGKILL to the kernel's process group: nothing gets to clean up
+    finally:
+        client.stop_channels()
+    assert kernel.returncode == -signal.SIGKILL
+    gone, alive = psutil.wait_procs([psutil.Process(pid) for pid in servers if psutil.pid_exists(pid)], timeout=10)
+    assert alive == [] and psutil.Process(warm).is_running()  # it serves the next kernel
+
+
+ORPHAN = ("import subprocess, sys\n"  # a child that starts `sleep 2` and ends at once, leaving it an orphan
+          "child = subprocess.run([sys.executable, '-c', 'import subprocess; print(subprocess.Popen([\"sleep\", \"2\"],"
+          " stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).pid)'], capture_output=True, text=True, check=True)\nprint(child.stdout.strip())")
+
+
+def test_an_orphan_below_a_forked_kernel_is_adopted_and_reaped_by_the_warm_python(fresh_warm_python: None) -> None:
+    # Orphans go to the nearest subreaper: the warm Python reaps them the moment they end, where an init may take
+    # seconds (a zombie meanwhile, which psutil.wait_procs, in notebook 05, waits for).
+    _report()
+    _wait_until_ready()
+    manager, client = start_new_kernel(kernel_name="python3", cwd=NOTEBOOKS)
+    try:
+        orphan = psutil.Process(int(_run(client, ORPHAN)))
+        assert orphan.ppid() in _warm_kernels.warm_python_pids()
+        deadline = time.monotonic() + LIMIT
+        while psutil.pid_exists(orphan.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not psutil.pid_exists(orphan.pid), "the orphan ended but was never reaped"
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
+def test_a_server_of_a_forked_kernel_sees_what_a_cold_started_one_sees(fresh_warm_python: None) -> None:
+    _report()
+    _wait_until_ready()
+    manager, client = start_new_kernel(kernel_name="python3", cwd=NOTEBOOKS)
+    code = ("import json, os\nfrom mcp import Client\nfrom labkit import ServerSpec, Trace, stdio_transport\n"
+            "async def started_with():\n"
+            "    async with Client(stdio_transport(ServerSpec('tests.env_server'), Trace())) as c:\n"
+            "        return (await c.call_tool('started_with', {'name': 'PYTHONPATH'})).structured_content\n"
+            "warm = await started_with()\nos.environ['LABKIT_WARM_START'] = '0'\ncold = await started_with()\n"
+            "print(json.dumps({k: (warm[k], cold[k]) for k in warm if k != 'pid' and warm[k] != cold[k]}))")
+    try:
+        assert isinstance(manager.provisioner.process, Forked)
+        assert json.loads(_run(client, code)) == {}
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=False)
+
+
+@pytest.mark.parametrize("launch", ["a folder with a yaml.py", "a folder with a matplotlibrc", "another environment"])
+def test_a_launch_the_warm_python_cannot_serve_as_an_exec_would_starts_the_usual_way(
+        fresh_warm_python: None, tmp_path: Path, launch: str) -> None:
+    _report()
+    _wait_until_ready()
+    kwargs: dict[str, Any] = {}
+    if launch == "a folder with a yaml.py":
+        (tmp_path / "yaml.py").write_text("print('the learner\\'s own yaml')\n")
+    elif launch == "a folder with a matplotlibrc":
+        (tmp_path / "matplotlibrc").write_text("figure.dpi: 50\n")
+    else:
+        kwargs["env"] = {**os.environ, "LABKIT_LANG": "zh_CN"}  # a module could read it when imported
+    _, process = _report(str(tmp_path), **kwargs)
+    assert not isinstance(process, Forked)
+
+
+def test_a_later_launch_with_the_other_environment_is_forked_by_a_warm_python_started_in_it(
+        fresh_warm_python: None) -> None:
+    env = {**os.environ, "LABKIT_LANG": "zh_CN"}
+    _report(env=env)
+    _wait_until_ready()
+    report, process = _report(env=env)
+    assert isinstance(process, Forked) and report["env"]["LABKIT_LANG"] == "zh_CN"
+
+
+def test_the_labs_python3_kernel_spec_names_the_warm_provisioner_and_this_python() -> None:
+    spec = KernelSpecManager().get_kernel_spec("python3")
+    assert spec.metadata["kernel_provisioner"]["provisioner_name"] == _warm_kernels.PROVISIONER
+    assert spec.argv[0] in (sys.executable, "python")
+
+
+
+JUPYTER = """
+import json, sys, time
+from jupyter_client.manager import start_new_kernel
+from labkit import _warm_kernels
+cold, _ = start_new_kernel(kernel_name="python3", cwd=sys.argv[1])
+while not all(warm.ready() for warm in _warm_kernels._by_environment.values()):
+    time.sleep(0.1)
+forked, _ = start_new_kernel(kernel_name="python3", cwd=sys.argv[1])
+print(json.dumps([cold.provisioner.pid, forked.provisioner.pid, *_warm_kernels.warm_python_pids()]), flush=True)
+time.sleep(600)
+"""
+
+
+def test_when_the_jupyter_process_is_killed_its_kernels_and_its_warm_python_go_too() -> None:
+    jupyter = subprocess.Popen([sys.executable, "-c", JUPYTER, NOTEBOOKS], stdout=subprocess.PIPE, text=True)
+    try:
+        started = [psutil.Process(pid) for pid in json.loads(jupyter.stdout.readline())]
+    finally:
+        jupyter.kill()
+        jupyter.wait()
+        jupyter.stdout.close()
+    gone, alive = psutil.wait_procs(started, timeout=10)
+    assert alive == []
