@@ -35,9 +35,10 @@ PRELOADED = (
 """What a kernel imports before it runs a cell, and what a lesson's kernel imports after. Never a module that looks at
 the running IPython when imported: not pandas (a kernel's display options differ from a terminal's), ipywidgets or
 matplotlib's inline backend (both register with the kernel), which each lesson's kernel imports itself."""
-_PER_LAUNCH = ("JPY_SESSION_NAME", LENT_ENV)
-"""Variables that differ from kernel to kernel and that no module reads when imported (ipykernel reads the first
-when the kernel starts), so a kernel forked with its own values is still one the warm Python can serve."""
+_PER_LAUNCH = ("JPY_SESSION_NAME", "PYTEST_CURRENT_TEST", LENT_ENV)
+"""Variables that differ from kernel to kernel and that no module reads when imported, so a kernel forked with its own
+values is still one the warm Python can serve: JupyterLab names each kernel's notebook (ipykernel reads it when the
+kernel starts), pytest the test phase it runs in (nbval starts each notebook's kernel in another), and ours."""
 _INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 """What ipykernel sets MPLBACKEND to when it is not set, before any lesson imports matplotlib (which reads it)."""
 _LAUNCHER = "ipykernel_launcher"

@@ -18,7 +18,7 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import start_new_kernel
 
 from labkit import _warm_kernels
-from labkit._warm import LENT_ENV, Forked
+from labkit._warm import LENT_ENV, WARM_START_ENV, Forked
 from labkit.host import REPO_ROOT
 
 LIMIT = 60
@@ -48,14 +48,24 @@ print(json.dumps({
 """ % LENT_ENV
 
 
-@pytest.fixture
-def fresh_warm_python() -> Iterator[None]:
-    """No warm Python for kernels yet: the next launch starts them (and its kernel the usual way)."""
+@pytest.fixture(scope="module")
+def warm() -> Iterator[None]:
+    """Jupyter's warm Pythons for this process's environment, started by a first launch and ready; stopped after.
+
+    The tests' own launches are forked by them although pytest names another test phase in each one's environment.
+    """
+    _stop_warm_pythons()
+    _report()
+    _wait_until_ready()
+    yield
+    _stop_warm_pythons()
+
+
+def _stop_warm_pythons() -> None:
     for warm in _warm_kernels._by_environment.values():
         warm.kernels.stop()
         warm.servers.stop()
     _warm_kernels._by_environment.clear()
-    yield
 
 
 def _run(client: Any, code: str) -> str:
@@ -82,18 +92,19 @@ def _wait_until_ready() -> None:
     assert _warm_kernels._by_environment and time.monotonic() < deadline
 
 
-def test_a_forked_kernel_sees_what_a_kernel_jupyter_client_started_sees(fresh_warm_python: None) -> None:
-    cold, started = _report()
-    _wait_until_ready()
-    forked, forked_by = _report()
+def test_a_forked_kernel_sees_what_a_kernel_jupyter_client_started_sees(
+        warm: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    env = {name: value for name, value in os.environ.items() if name != WARM_START_ENV}
+    monkeypatch.setenv(WARM_START_ENV, "0")  # read by the provisioner, in this process: the kernel's env is `env`
+    cold, started = _report(env=env)
+    monkeypatch.delenv(WARM_START_ENV)
+    forked, forked_by = _report(env=env)
     assert not isinstance(started, Forked) and isinstance(forked_by, Forked)
     assert {key: (cold[key], forked[key]) for key in cold if cold[key] != forked[key]} == {}
     assert forked["session_leader"] and forked["stdin_at_its_end"]
 
 
-def test_a_forked_kernel_is_interrupted_restarted_and_shut_down_as_any_kernel(fresh_warm_python: None) -> None:
-    _report()
-    _wait_until_ready()
+def test_a_forked_kernel_is_interrupted_restarted_and_shut_down_as_any_kernel(warm: None) -> None:
     manager, client = start_new_kernel(kernel_name="python3", cwd=NOTEBOOKS)
     try:
         first = manager.provisioner.process
@@ -115,9 +126,7 @@ def test_a_forked_kernel_is_interrupted_restarted_and_shut_down_as_any_kernel(fr
     assert again.returncode == 0, f"the kernel ended with {again.returncode}: it was stopped, it did not exit"
 
 
-def test_a_killed_forked_kernel_takes_its_servers_with_it(fresh_warm_python: None) -> None:
-    _report()
-    _wait_until_ready()
+def test_a_killed_forked_kernel_takes_its_servers_with_it(warm: None) -> None:
     manager, client = start_new_kernel(kernel_name="python3", cwd=NOTEBOOKS)
     try:
         warm, *servers = json.loads(_run(client, (
@@ -141,11 +150,9 @@ ORPHAN = ("import subprocess, sys\n"  # a child that starts `sleep 2` and ends a
           " stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).pid)'], capture_output=True, text=True, check=True)\nprint(child.stdout.strip())")
 
 
-def test_an_orphan_below_a_forked_kernel_is_adopted_and_reaped_by_the_warm_python(fresh_warm_python: None) -> None:
+def test_an_orphan_below_a_forked_kernel_is_adopted_and_reaped_by_the_warm_python(warm: None) -> None:
     # Orphans go to the nearest subreaper: the warm Python reaps them the moment they end, where an init may take
     # seconds (a zombie meanwhile, which psutil.wait_procs, in notebook 05, waits for).
-    _report()
-    _wait_until_ready()
     manager, client = start_new_kernel(kernel_name="python3", cwd=NOTEBOOKS)
     try:
         orphan = psutil.Process(int(_run(client, ORPHAN)))
@@ -159,9 +166,7 @@ def test_an_orphan_below_a_forked_kernel_is_adopted_and_reaped_by_the_warm_pytho
         manager.shutdown_kernel(now=True)
 
 
-def test_a_server_of_a_forked_kernel_sees_what_a_cold_started_one_sees(fresh_warm_python: None) -> None:
-    _report()
-    _wait_until_ready()
+def test_a_server_of_a_forked_kernel_sees_what_a_cold_started_one_sees(warm: None) -> None:
     manager, client = start_new_kernel(kernel_name="python3", cwd=NOTEBOOKS)
     code = ("import json, os\nfrom mcp import Client\nfrom labkit import ServerSpec, Trace, stdio_transport\n"
             "async def started_with():\n"
@@ -179,9 +184,7 @@ def test_a_server_of_a_forked_kernel_sees_what_a_cold_started_one_sees(fresh_war
 
 @pytest.mark.parametrize("launch", ["a folder with a yaml.py", "a folder with a matplotlibrc", "another environment"])
 def test_a_launch_the_warm_python_cannot_serve_as_an_exec_would_starts_the_usual_way(
-        fresh_warm_python: None, tmp_path: Path, launch: str) -> None:
-    _report()
-    _wait_until_ready()
+        warm: None, tmp_path: Path, launch: str) -> None:
     kwargs: dict[str, Any] = {}
     if launch == "a folder with a yaml.py":
         (tmp_path / "yaml.py").write_text("print('the learner\\'s own yaml')\n")
@@ -193,8 +196,7 @@ def test_a_launch_the_warm_python_cannot_serve_as_an_exec_would_starts_the_usual
     assert not isinstance(process, Forked)
 
 
-def test_a_later_launch_with_the_other_environment_is_forked_by_a_warm_python_started_in_it(
-        fresh_warm_python: None) -> None:
+def test_a_later_launch_with_the_other_environment_is_forked_by_a_warm_python_started_in_it(warm: None) -> None:
     env = {**os.environ, "LABKIT_LANG": "zh_CN"}
     _report(env=env)
     _wait_until_ready()
