@@ -52,11 +52,15 @@ class _WarmPythons:
         self.kernels = WarmPython(PRELOADED, env={**env, "MPLBACKEND": env.get("MPLBACKEND") or _INLINE_BACKEND})
         self.servers = WarmPython((*SERVERS_FIRST, *SERVERS_WHEN_IDLE), env=servers_env(env))
 
-    def alive(self) -> bool:
-        return self.kernels.process.poll() is None and self.servers.process.poll() is None
-
     def ready(self) -> bool:
         return self.kernels.ready(0) and self.servers.ready(0)
+
+    def ended(self) -> bool:
+        """Whether one of them ended after both had said they were ready (then new ones serve the launches to come;
+        ones that end before are not started again: their launches start as jupyter_client starts them)."""
+        pythons = (self.kernels, self.servers)
+        return all(python.said_ready for python in pythons) and any(python.process.poll() is not None
+                                                                     for python in pythons)
 
 
 _by_environment: dict[frozenset[tuple[str, str]], _WarmPythons] = {}
@@ -74,8 +78,11 @@ def _fork_kernel(cmd: list[str], kwargs: dict[str, Any]) -> Forked | None:
     shared = {name: value for name, value in env.items() if name not in _PER_LAUNCH}
     key = frozenset(shared.items())
     warm = _by_environment.get(key)
-    if warm is None or not warm.alive():
-        _by_environment[key] = _WarmPythons(shared)
+    if warm is None or warm.ended():
+        try:
+            _by_environment[key] = _WarmPythons(shared)
+        except OSError:  # no abstract sockets or SOCK_SEQPACKET here: every kernel starts as jupyter_client starts it
+            pass
         return None
     if not warm.ready():
         return None

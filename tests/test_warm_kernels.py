@@ -234,3 +234,15 @@ def test_when_the_jupyter_process_is_killed_its_kernels_and_its_warm_python_go_t
         jupyter.stdout.close()
     gone, alive = psutil.wait_procs(started, timeout=10)
     assert alive == []
+
+
+def test_a_warm_python_that_cannot_import_what_it_is_given_is_not_started_again_and_kernels_start_as_usual(
+        warm: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_warm_kernels, "PRELOADED", ("no_such_module_anywhere", *_warm_kernels.PRELOADED))
+    env = {**os.environ, "LABKIT_TEST_CASE": "a warm Python that fails"}  # an environment of its own
+    _, first = _report(env=env)
+    failed = next(w for w in _warm_kernels._by_environment.values() if "LABKIT_TEST_CASE" in w.env)
+    assert failed.kernels.process.wait(LIMIT) != 0
+    _, second = _report(env=env)
+    assert not isinstance(first, Forked) and not isinstance(second, Forked)
+    assert next(w for w in _warm_kernels._by_environment.values() if "LABKIT_TEST_CASE" in w.env) is failed

@@ -70,6 +70,11 @@ class WarmPython:
     def pid(self) -> int:
         return self.process.pid
 
+    @property
+    def said_ready(self) -> bool:
+        """Whether `ready` has seen it say so (it may have ended since)."""
+        return self._ready
+
     def ready(self, timeout: float) -> bool:
         """Whether it has said it is ready, waiting at most `timeout` seconds for that (0: not at all)."""
         if not self._ready and self.process.poll() is None:
