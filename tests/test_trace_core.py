@@ -6,7 +6,11 @@ import json
 import re
 import sys
 from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
 
+import anyio
 import pandas as pd
 import pytest
 from mcp import Client
@@ -192,3 +196,28 @@ def test_call_spans_pair_requests_and_responses_and_overlap_saving_reads_them():
     assert overlap_saving(one_after_another) == overlap_saving(with_a_gap) == {1: 0.0}
     assert overlap_saving(together) == {1: 1.0}
     assert overlap_saving(overlapped_then_later) == {1: 1.0}
+
+
+@asynccontextmanager
+async def _no_frames() -> AsyncIterator[tuple[Any, Any]]:
+    send, receive = anyio.create_memory_object_stream(1)
+    async with send, receive:
+        yield receive, send
+
+
+async def test_a_server_events_line_written_in_two_parts_is_recorded_once_whole(tmp_path) -> None:
+    # The tap holds the events file open and reads what is new at each frame: a line cut by a frame is kept for later.
+    events = tmp_path / "events.jsonl"
+    events.write_text(json.dumps({"src": "server", "dst": "system", "kind": "server.query", "summary": "old"}) + "\n")
+    tap = TappedTransport(_no_frames(), Trace(), server="logs", server_events=events)
+    line = json.dumps({"src": "server", "dst": "system", "kind": "server.query", "summary": "asks the store"}) + "\n"
+    async with tap:  # what an earlier connection's server wrote is not news
+        with events.open("a") as server:
+            server.write(line[:20])
+            server.flush()
+            tap.record_server_events()
+            assert len(tap.trace) == 0
+            server.write(line[20:])
+            server.flush()
+            tap.record_server_events()
+    assert [(e.kind, e.summary) for e in tap.trace] == [("server.query", "asks the store")]

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, BinaryIO
 
 import anyio
 from mcp.client._transport import Transport, TransportStreams
@@ -40,12 +41,15 @@ class TappedTransport:
         self.server_events = server_events
         self.era: str | None = None
         self._pending: dict[tuple[str, Any], tuple[str, str | None]] = {}
-        self._events_read = 0
+        # The server's events file, held open once it exists: a frame costs one read, not a stat, an open and a seek.
+        self._events: BinaryIO | None = None
+        self._unfinished = b""  # a line the server has not finished writing yet
 
     async def __aenter__(self) -> TransportStreams:
         read, write = await self._inner.__aenter__()
         # A restarted server appends to the same file: what an earlier connection recorded is not news.
-        self._events_read = self._events_size() if self.server_events is not None else 0
+        if self._open_events():
+            self._events.seek(0, os.SEEK_END)  # type: ignore[union-attr]
         return _TapRead(read, self), _TapWrite(write, self)
 
     async def __aexit__(
@@ -54,7 +58,11 @@ class TappedTransport:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> bool | None:
-        return await self._inner.__aexit__(exc_type, exc, tb)
+        try:
+            return await self._inner.__aexit__(exc_type, exc, tb)
+        finally:
+            if self._events is not None:
+                self._events.close()
 
     def record_frame(self, outgoing: bool, message: SessionMessage) -> None:
         """Record one frame; a failure to record is itself recorded, never raised into the SDK."""
@@ -96,27 +104,27 @@ class TappedTransport:
 
     def record_server_events(self) -> None:
         """Record what the server reported since the last frame (complete lines only)."""
-        if self.server_events is None or self._events_size() == self._events_read:
+        if self.server_events is None or not self._open_events():
             return
         try:
             self._read_server_events()
         except (OSError, ValueError, KeyError) as exc:
             self.record_failure("tap.error", f"could not read the server's events: {type(exc).__name__}: {exc}")
 
-    def _events_size(self) -> int:
-        assert self.server_events is not None
-        try:
-            return self.server_events.stat().st_size
-        except FileNotFoundError:
-            return 0
+    def _open_events(self) -> bool:
+        """Whether the server's events file is open (opened now if it has come to exist)."""
+        if self._events is None and self.server_events is not None:
+            try:
+                self._events = self.server_events.open("rb")
+            except FileNotFoundError:
+                return False
+        return self._events is not None
 
     def _read_server_events(self) -> None:
-        assert self.server_events is not None
-        with self.server_events.open("rb") as handle:
-            handle.seek(self._events_read)
-            chunk = handle.read()
-        complete = chunk[: chunk.rfind(b"\n") + 1]
-        self._events_read += len(complete)
+        assert self._events is not None
+        chunk = self._unfinished + self._events.read()
+        cut = chunk.rfind(b"\n") + 1
+        complete, self._unfinished = chunk[:cut], chunk[cut:]
         for line in complete.decode("utf-8").splitlines():
             item = json.loads(line)
             if not _own_report(item):
