@@ -94,10 +94,7 @@ async def _measure_kernel(samples: int, timeout_s: float) -> dict[str, Any]:
             os.environ.pop(WARM_START_ENV)
 
     await anyio.to_thread.run_sync(lesson, True)  # the first launch starts the warm Pythons, as a lesson's first kernel
-    with anyio.move_on_after(timeout_s):
-        while not (_warm_kernels._by_environment and all(w.ready() for w in _warm_kernels._by_environment.values())):
-            await anyio.sleep(0.1)
-    if not _warm_kernels._by_environment or not all(w.ready() for w in _warm_kernels._by_environment.values()):
+    if not await anyio.to_thread.run_sync(_warm_kernels.wait_until_ready, timeout_s):
         return {"skipped": "Jupyter's warm Pythons did not start here (not Linux, or LABKIT_WARM_START=0)"}
     warm_s, cold_s = await time_interleaved([lambda: anyio.to_thread.run_sync(lesson, True),
                                              lambda: anyio.to_thread.run_sync(lesson, False)], samples, warmup=1)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,9 @@ from jupyter_client.provisioning import LocalProvisioner
 
 from ._warm import LENT_ENV, SERVERS_FIRST, SERVERS_WHEN_IDLE, Forked, WarmPython, fork, servers_env, warm_starts
 
-__all__ = ["PRELOADED", "PROVISIONER", "WarmKernelProvisioner", "install_kernel_spec", "warm_python_pids"]
+__all__ = [
+    "PRELOADED", "PROVISIONER", "WarmKernelProvisioner", "install_kernel_spec", "wait_until_ready", "warm_python_pids",
+]
 
 PROVISIONER = "labkit-warm-kernel"
 """The provisioner's name in the kernel spec: an entry point of the lab's package (`pyproject.toml`)."""
@@ -100,6 +103,17 @@ def warm_python_pids() -> set[int]:
     """The pids of this process's warm Pythons for kernels and their servers: they serve every launch until we exit."""
     return {python.pid for warm in _by_environment.values() for python in (warm.kernels, warm.servers)
             if python.process.poll() is None}
+
+
+def wait_until_ready(timeout: float) -> bool:
+    """Whether this process has started warm Pythons and every one is ready, waiting at most `timeout` seconds (for a
+    benchmark or a test that wants its next launch forked)."""
+    deadline = time.monotonic() + timeout
+    while not (_by_environment and all(warm.ready() for warm in _by_environment.values())):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.1)
+    return True
 
 
 def _shadowed(folder: Path) -> bool:

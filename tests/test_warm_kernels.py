@@ -86,10 +86,7 @@ def _report(cwd: str = NOTEBOOKS, **kwargs: Any) -> tuple[dict, Any]:
 
 
 def _wait_until_ready() -> None:
-    deadline = time.monotonic() + LIMIT
-    while not all(warm.ready() for warm in _warm_kernels._by_environment.values()) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert _warm_kernels._by_environment and time.monotonic() < deadline
+    assert _warm_kernels.wait_until_ready(LIMIT)
 
 
 def test_a_forked_kernel_sees_what_a_kernel_jupyter_client_started_sees(
@@ -216,8 +213,7 @@ import json, sys, time
 from jupyter_client.manager import start_new_kernel
 from labkit import _warm_kernels
 cold, _ = start_new_kernel(kernel_name="python3", cwd=sys.argv[1])
-while not all(warm.ready() for warm in _warm_kernels._by_environment.values()):
-    time.sleep(0.1)
+assert _warm_kernels.wait_until_ready(60)
 forked, _ = start_new_kernel(kernel_name="python3", cwd=sys.argv[1])
 print(json.dumps([cold.provisioner.pid, forked.provisioner.pid, *_warm_kernels.warm_python_pids()]), flush=True)
 time.sleep(600)

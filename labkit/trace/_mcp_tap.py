@@ -63,6 +63,7 @@ class TappedTransport:
         finally:
             if self._events is not None:
                 self._events.close()
+                self._events = None
 
     def record_frame(self, outgoing: bool, message: SessionMessage) -> None:
         """Record one frame; a failure to record is itself recorded, never raised into the SDK."""
