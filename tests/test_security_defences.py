@@ -191,7 +191,7 @@ async def test_least_privilege_launch_hides_the_host_secrets():
     assert careless[TOKEN_ENV] == TOKEN_CANARY
     assert TOKEN_CANARY not in json.dumps(confined) and TOKEN_ENV not in confined
     assert not [k for k in confined if "API_KEY" in k or "TOKEN" in k or "SECRET" in k]
-    assert confined["HOME"] == str(lab.sandbox) and confined["cwd"] == str(lab.workspace)
+    assert confined["HOME"] == str(lab.private(spec.name)) and confined["cwd"] == str(lab.workspace)
 
 
 @pytest.mark.parametrize("path", ["~/.ssh/id_rsa", "../home/.ssh/id_rsa", "/etc/passwd", "a/../../b"])

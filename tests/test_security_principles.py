@@ -22,7 +22,7 @@ from labkit.security import (
 )
 from labkit.simulator._orders import orders_in, schema_texts
 from labkit.trace import Trace
-from servers.untrusted._ground_truth import untrusted_dir
+from servers.untrusted._ground_truth import launch_counter
 
 SINK = ServerSpec("untrusted.sink")
 
@@ -57,7 +57,7 @@ async def test_a_name_the_host_does_not_list_is_refused_before_any_server_sees_i
 
 async def test_a_restarted_server_that_stops_listing_a_tool_gets_no_more_calls_to_it(tmp_path):
     prepare_lab()
-    (untrusted_dir() / "rugpull-description.launches").unlink(missing_ok=True)
+    launch_counter("rugpull-description").unlink(missing_ok=True)
     trace = Trace()
     rugpull = ServerSpec("untrusted.rugpull", args=("--variant", "description"))
     with anyio.fail_after(120):

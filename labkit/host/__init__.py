@@ -26,6 +26,7 @@ from ._provider_names import NameMap, provider_name
 from ._rerun import Waited, wait_for_click
 from ._router import ToolRouter, result_as_data, truncate
 from ._sandbox import Confinement, confinement, sandboxed
+from ._schema_refs import outside_references, schema_problems
 from ._spec import REPO_ROOT, TRANSPORTS, WORKDIR_ENV, ServerSpec, server_env
 from ._start_errors import ServerStartError
 from ._strict_schema import drop_nulls, strict_schema
@@ -103,12 +104,14 @@ __all__ = [
     "memory_transport",
     "model_client",
     "needs_approval",
+    "outside_references",
     "progress",
     "provider_name",
     "result_as_data",
     "sandboxed",
     "scripted_answers",
     "scripted_form",
+    "schema_problems",
     "scripted_user_active",
     "select_model",
     "server_env",

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mcp_types import Tool
 
 from labkit._i18n import _
 
 from ._guards import Guard
-from ._jsonschema import jsonschema_module
-
-if TYPE_CHECKING:
-    import jsonschema
+from ._schema_refs import outside_references, schema_problems
 
 __all__ = [
     "Approver", "GateDecision", "GatePolicy", "check_call", "deny_all", "effective_arguments", "needs_approval",
@@ -92,7 +89,10 @@ async def check_call(
     """
     if policy.allowed_tools is not None and name not in policy.allowed_tools:
         return GateDecision(False, (_("{name} is not on the host's allow-list").format(name=name),), by="allow-list")
-    problems = _schema_problems(tool.input_schema, arguments)
+    # Schemas are data: a result checked against an output schema naming an outside document would fail, so fail now.
+    problems = schema_problems(tool.input_schema, arguments) + [
+        _("the output schema refers outside itself ({where}: {what}); the host fetches nothing a server names").format(
+            where=where, what=what) for where, what in outside_references(tool.output_schema or {})]
     if problems:
         return GateDecision(False, tuple(_("arguments do not match the schema: {problem}").format(
             problem=p) for p in problems), by="schema")
@@ -120,13 +120,3 @@ async def check_call(
     approved = await policy.approver(server, name, effective_arguments(tool, arguments))
     reasons.append(_("approved by the user") if approved else _("the user did not approve"))
     return GateDecision(approved, tuple(reasons), "user" if approved else "refused", ignored, by="user")
-
-
-def _schema_problems(schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
-    validator = jsonschema_module().Draft202012Validator(schema)
-    return [_describe(error) for error in sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))]
-
-
-def _describe(error: jsonschema.ValidationError) -> str:
-    where = "/".join(str(p) for p in error.path)
-    return f"{where}: {error.message}" if where else error.message

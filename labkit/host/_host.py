@@ -131,10 +131,27 @@ class Host:
             raise KeyError(server)
         return await self.pool.client(server).get_prompt(name, arguments or {})
 
+    @property
+    def up(self) -> list[str]:
+        """The servers that started and are offered (notebook 07)."""
+        return self.pool.servers
+
+    @property
+    def unavailable(self) -> dict[str, Exception]:
+        """The servers that could not be started, each with its error; the host goes on without them (notebook 07)."""
+        return dict(self.pool.unavailable)
+
     def system_prompt(self, base: str | None = None) -> str:
-        """`base` followed by the servers' `instructions` the guards let through, as a host's system prompt (notebook 07)."""
+        """`base` followed by the servers' `instructions` the guards let through, as a host's system prompt, and which
+        servers are unavailable (notebook 07)."""
         clients = {server: self.pool.client(server) for server in self.pool.servers}
-        return instructions_prompt(self.trace, clients, self.pool.guards, base)
+        prompt = instructions_prompt(self.trace, clients, self.pool.guards, base)
+        if not self.pool.unavailable:
+            return prompt
+        # Said in the model's language of work (the system prompt's), like the tool results the model reads.
+        down = "Unavailable MCP servers (they could not be started; their tools are not offered): " + ", ".join(
+            self.pool.unavailable)
+        return "\n\n".join(part for part in (prompt, down) if part)
 
     async def load_prompt(self, server: str, name: str, arguments: dict[str, str] | None = None) -> str:
         """A server's prompt as the text the user adds to the conversation, through the guards (notebook 07)."""

@@ -47,7 +47,8 @@ def stdio_params(
     full_env = server_env(spec)
     cwd = spec.cwd or full_env.get(WORKDIR_ENV) or (str(REPO_ROOT) if spec.lab_server else None)
     status = str(record.status_file) if record is not None else _NO_STATUS
-    command = sandboxed(spec.command_line(), full_env, cwd, spec.hide) if spec.sandbox else spec.command_line()
+    command = (sandboxed(spec.command_line(), full_env, cwd, readable=spec.readable, writable=spec.writable)
+               if spec.sandbox else spec.command_line())
     return StdioServerParameters(
         command=sys.executable,
         args=["-I", "-S", _SUPERVISOR, status, "--max-line", str(max_message_bytes()), *_warm(spec, full_env), "--",

@@ -10,6 +10,7 @@ import anyio
 from mcp import Client
 from mcp_types import Tool
 
+from .._i18n import _
 from ..trace import Trace
 from ._connection import Connection, Opener, TaskHome
 from ._guards import Guard, LocalTool
@@ -21,6 +22,7 @@ __all__ = ["HOST_SERVER", "Route", "ServerPool"]
 HOST_SERVER = "host"
 """The pseudo-server name under which host-side tools are routed."""
 _SEPARATOR = "__"
+_LATE_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,8 @@ class ServerPool:
         self._routes: dict[str, Route] = {}
         self.stderr: dict[str, IO[str]] = {}
         """Each server's stderr file, kept across restarts: a start that times out shows its end."""
+        self.unavailable: dict[str, Exception] = {}
+        """Servers that could not be started, each with its error: the host goes on without them (notebook 07)."""
 
     @property
     def servers(self) -> list[str]:
@@ -66,8 +70,9 @@ class ServerPool:
 
         `openers` maps a server's name to (its command line, how to open it). The servers start
         concurrently, but each one's first frame waits for the one before, so the trace reads in order.
-        Start-up, from spawn to the first listing, ends within `start_timeout` or raises a
-        `ServerStartError` naming the server and the request it was waiting for.
+        Start-up, from spawn to the first listing, ends within `start_timeout`. A server that fails to start
+        or to answer in time is set aside in `unavailable` (the trace says why) and the others go on; only when
+        none started is its `ServerStartError` raised, naming the server and the request it was waiting for.
         """
         self._home = self._home or TaskHome()
         since = len(self.trace)
@@ -78,15 +83,45 @@ class ServerPool:
             self._connections[server], self._commands[server] = connection, command
             self._home.spawn(connection.hold)
             previous = connection
-        await self._within_start_timeout(list(openers), since, self._opened_and_listed(list(openers)))
+        await self._opened_and_listed(list(openers), since)
 
-    async def _opened_and_listed(self, servers: list[str]) -> None:
+    async def _opened_and_listed(self, servers: list[str], since: int) -> None:
+        failed: dict[str, Exception] = {}
+        deadline = anyio.current_time() + self.start_timeout
         for server in servers:
-            await self._connections[server].opened()
-        await self.refresh()
+            with anyio.move_on_after(self._left(deadline)) as scope:
+                try:
+                    await self._connections[server].opened()
+                except Exception as error:  # noqa: BLE001  any cause: the server is set aside, and why is kept
+                    failed[server] = error
+            if scope.cancelled_caught:
+                failed[server] = self._timed_out([server], since)
+            if server in failed:
+                await self._connections[server].close()  # its successor's turn waits for it to settle
+        if failed and len(failed) == len(servers):
+            raise next(iter(failed.values()))
+        for server, reason in failed.items():
+            self._set_aside(server, reason)
+        started = [server for server in servers if server not in failed]
+        await self._within_start_timeout(started, since, self.refresh(), self._left(deadline))
 
-    async def _within_start_timeout(self, servers: list[str], since: int, work) -> None:
-        with anyio.move_on_after(self.start_timeout) as scope:
+    def _left(self, deadline: float) -> float:
+        """The time left until `deadline`; at least a few seconds for a step whose turn came late (one before it
+        hung or failed), since its server is running already."""
+        return max(deadline - anyio.current_time(), min(self.start_timeout, _LATE_S))
+
+    def _set_aside(self, server: str, error: Exception) -> None:
+        """Degrade, don't fail: the server's tools are not offered, and the trace tells the person why."""
+        del self._connections[server]
+        self.unavailable[server] = error
+        first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
+        self.trace.record("host", "user", "host.unavailable",
+                          _("the {server} server is unavailable; the host goes on without it: {why}").format(
+                              server=server, why=first_line),
+                          server=server, payload={"error": str(error)})
+
+    async def _within_start_timeout(self, servers: list[str], since: int, work, limit: float | None = None) -> None:
+        with anyio.move_on_after(self.start_timeout if limit is None else limit) as scope:
             await work
         if scope.cancelled_caught:
             raise self._timed_out(servers, since)

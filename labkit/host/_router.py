@@ -95,8 +95,10 @@ class ToolRouter:
                           outcome="blocked", by="tool list")
         self.audit.add(AuditEntry(self.trace.round, HOST_SERVER, call.name, argument_hash(call.arguments), "blocked",
                                   "not sent"))
+        down = "".join(f" The {server} server is unavailable: it could not be started, so its tools are not offered."
+                       for server in self.pool.unavailable)
         return ToolResult(call.id, f"The host did not run {call.name}: no server offers a tool by that name. "
-                                   f"Tools you can use: {offered}.", True)
+                                   f"Tools you can use: {offered}.{down}", True)
 
     def _redacted(self, arguments: dict[str, Any]) -> dict[str, Any]:
         for guard in self.guards:

@@ -39,7 +39,8 @@ class ServerSpec:
 
     `inherit` names the host's environment variables the server is given (None: the default of
     `inherited`); `env` adds values of its own. `sandbox=True` runs a stdio server under bubblewrap
-    (`sandboxed`), with the folders in `hide` replaced by empty ones.
+    (`sandboxed`): it sees only the system's programs, Python, the lab's code and `readable`, and writes only its
+    working folder, HOME, TMPDIR and `writable`.
     """
 
     name: str
@@ -52,7 +53,8 @@ class ServerSpec:
     headers: Mapping[str, str] = field(default_factory=dict)
     inherit: tuple[str, ...] | None = None
     sandbox: bool = False
-    hide: tuple[str, ...] = ()
+    readable: tuple[str, ...] = ()
+    writable: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "args", tuple(self.args))
@@ -105,7 +107,7 @@ def server_env(spec: ServerSpec) -> dict[str, str]:
     env.update({k: os.environ[k] for k in spec.inherited if k in os.environ})
     if spec.lab_server:
         if DATA_DIR_ENV in spec.inherited:
-            # named even when it is the default: a sandbox makes writable only the folders the environment names
+            # named even when it is the default: every server of a run must find the same business systems
             env.setdefault(DATA_DIR_ENV, str(DEFAULT_DATA_DIR))
         env["LABKIT_LANG"] = language()  # the lab's servers draw in the learner's language (a chart's labels)
         env["PYTHONPATH"] = str(REPO_ROOT)

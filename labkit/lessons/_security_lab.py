@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from servers._wiring import data_dir
-from servers.untrusted._ground_truth import RECEIVED_FILE, received, untrusted_dir
+from servers.untrusted._ground_truth import RECEIVED_FILE, ground_truth_dir, received, untrusted_dir
 
 from ..security import LabFolder
 
@@ -82,7 +82,7 @@ class GroundTruth:
     """
 
     def __init__(self, run: str | None = None) -> None:
-        path = untrusted_dir() / RECEIVED_FILE
+        path = ground_truth_dir() / RECEIVED_FILE
         self.offset = path.stat().st_size if path.exists() else 0
         self.run = run
 

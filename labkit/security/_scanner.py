@@ -12,7 +12,7 @@ from mcp_types import Tool
 
 from labkit._i18n import _
 
-from ..host import wire_tool
+from ..host import outside_references, wire_tool
 from ..trace import base64_texts
 from ._hidden import HIDDEN, count_hidden, readable, reveal
 
@@ -162,6 +162,10 @@ def scan_tool(
             findings.append(Finding("cross-server-reference", "description",
                                     _("tells the model how to use {owner}'s {mentioned}: {sentence}").format(
                                         owner=owner, mentioned=mentioned[0], sentence=sentence[:120])))
+    for key in ("inputSchema", "outputSchema"):
+        findings.extend(Finding("outside-reference", where, _("{what}: the host fetches nothing a server names, so "
+                                                             "calls to this tool fail").format(what=what))
+                        for where, what in outside_references(wire.get(key) or {}, key))
     properties = (wire.get("inputSchema") or {}).get("properties") or {}
     for param, spec in properties.items():
         if param.lower() in _FREE_TEXT and not spec.get("description") and param not in readable(description):

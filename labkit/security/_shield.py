@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from labkit._i18n import N_, _
 
-from ..host import GatePolicy, Guard, Host, ServerSpec
+from ..host import GatePolicy, Guard, Host, ServerSpec, confinement
 from ..trace import Trace
 from ._approval import ApprovalDesk
 from ._checks import EgressGuard, HintsGuard, PathGuard, host_secrets
@@ -141,14 +141,38 @@ class Shield:
 
     def _launch(self, spec: ServerSpec) -> ServerSpec:
         if self.defences.least_privilege:
-            return least_privilege(spec, self.lab)
+            return least_privilege(spec, self.lab, trusted=self.trusted(spec.name))
         return over_broad(spec, self.lab, self.secrets)
+
+    @property
+    def up(self) -> list[str]:
+        """The servers of the open host that started (notebook 07)."""
+        return self._host.up if self._host is not None else []
+
+    @property
+    def unavailable(self) -> dict[str, Exception]:
+        """The servers of the open host that could not be started, with why (notebook 07)."""
+        return self._host.unavailable if self._host is not None else {}
 
     @asynccontextmanager
     async def open(self, servers: Sequence[ServerSpec], **options: Any) -> AsyncIterator[Host]:
-        """A started `Host` with these defences; options go to `Host` (round_cap, call_timeout, …)."""
-        host = Host(self.trace, self.specs(servers), policy=self.policy, guards=self.guards,
+        """A started `Host` with these defences; options go to `Host` (round_cap, call_timeout, …).
+
+        Each stdio server's confinement is said in the trace before it starts: confined, or not and why.
+        """
+        specs = self.specs(servers)
+        for spec in specs:
+            self._say_confinement(spec)
+        host = Host(self.trace, specs, policy=self.policy, guards=self.guards,
                     namespaced=self.defences.namespace, **options)
         self._host = host
         async with host:
             yield host
+
+    def _say_confinement(self, spec: ServerSpec) -> None:
+        if spec.transport != "stdio" or not self.defences.least_privilege:
+            return
+        state = confinement()
+        said = (_("{server} runs confined: {why}") if state.confined else
+                _("{server} runs NOT confined, with the user's rights: {why}")).format(server=spec.name, why=state.why)
+        self.trace.record("host", "host", "host.note", said, server=spec.name, confined=state.confined)

@@ -24,6 +24,7 @@ class Kind(StrEnum):
     HOST_STOP = "host.stop"
     HOST_ERROR = "host.error"
     HOST_RESTART = "host.restart"
+    HOST_UNAVAILABLE = "host.unavailable"
     HOST_TRUNCATE = "host.truncate"
     HOST_NOTE = "host.note"
     HOST_APPROVAL = "host.approval"
@@ -68,6 +69,7 @@ _MEANINGS: dict[Kind, str] = {
     Kind.HOST_STOP: N_("the host stops the run without delivering"),
     Kind.HOST_ERROR: N_("a protocol error, timeout or crash the host handled"),
     Kind.HOST_RESTART: N_("the host restarts a server that stopped"),
+    Kind.HOST_UNAVAILABLE: N_("a server could not be started; the host goes on without it"),
     Kind.HOST_TRUNCATE: N_("the host cut a result that was too long"),
     Kind.HOST_NOTE: N_("a note the host or a lesson adds to the story"),
     Kind.HOST_APPROVAL: N_("a person is asked to approve a call"),
