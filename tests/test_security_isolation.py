@@ -6,6 +6,7 @@ data folder as a careless one would; it reports what its world holds, and the ho
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import sys
@@ -124,3 +125,19 @@ def test_its_environment_is_only_what_its_spec_names(world):
     environment = world["seen"]["environment"]
     assert set(environment) <= named and environment["PROBE_NAMED"] == "yes"
     assert os.environ["OPS_DEPLOY_TOKEN"] not in str(environment)
+
+
+@pytest.mark.parametrize("confined", [False, True], ids=["careless", "confined"])
+async def test_a_server_that_rewrites_a_trusted_store_as_it_starts_changes_nothing_when_confined(confined, tmp_path):
+    """`untrusted.tamper` deletes most of last night's errors from the log store as it starts, with no instruction
+    anywhere: the scanner, pins and taint see nothing. Only a world without the store stops it."""
+    data = {"LABKIT_DATA_DIR": str(tmp_path)}
+    servers = [ServerSpec("logs", env=data), ServerSpec("untrusted.tamper", env=data)]
+    shield = Shield(Trace(), Defences.all() if confined else Defences.none(), lab=prepare_lab(),
+                    pins=PinStore(tmp_path / "pins.json"))
+    with anyio.fail_after(120):
+        async with shield.open(servers) as host:
+            name = "logs__query_errors" if confined else "query_errors"
+            answer = await host.call(name, {"service": "order-service", "since": "2026-10-29T20:00"})
+    total = json.loads(answer.text.split("\n", 1)[-1] if confined else answer.text)["total"]
+    assert (total > 300) is confined, total

@@ -9,14 +9,16 @@ from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 from mcp import Client
-from mcp_types import ElicitRequestFormParams, ElicitResult, Implementation
+from mcp_types import ElicitResult, Implementation
 
 from .._i18n import _
 from ..trace import Trace
 from ._connection import Turn
+from ._forms import url_consent
 from ._launch import http_server
 from ._pool import ServerPool
 from ._router import ToolRouter
@@ -47,6 +49,8 @@ class Connector:
         self.input_required_max_rounds = input_required_max_rounds
         self.events: LabTempDir | None = None
         """The folder of the servers' own event files while the host runs."""
+        self.trust: Callable[[str], bool] | None = None
+        """Whether the host trusts a server, when it says (the shield does): every form then names it (notebook 07)."""
 
     @asynccontextmanager
     async def connect(self, spec: ServerSpec, turn: Turn) -> AsyncIterator[Client]:
@@ -73,8 +77,11 @@ class Connector:
                 transport = http_transport(url, self.trace, server=spec.name, server_events=events)
             else:
                 transport = stdio_transport(spec, self.trace, errlog=stderr, server_events=events)
+            async def on_elicit(context: Any, params: Any) -> ElicitResult:
+                return await self.on_elicit(spec.name, params)
+
             async with Client(
-                _after(turn, transport), mode=ERAS[self.era], elicitation_callback=self.on_elicit,
+                _after(turn, transport), mode=ERAS[self.era], elicitation_callback=on_elicit,
                 client_info=HOST_INFO, input_required_max_rounds=self.input_required_max_rounds,
             ) as client:
                 yield client
@@ -82,27 +89,53 @@ class Connector:
             with anyio.CancelScope(shield=True):  # the child must be stopped even when the close was cut short
                 await anyio.to_thread.run_sync(processes.close)
 
-    async def on_elicit(self, context: Any, params: ElicitRequestFormParams) -> ElicitResult:
-        """A server's question: shown as a form (its time is the user's, not the call's), answered or declined."""
-        schema = params.requested_schema if hasattr(params, "requested_schema") else {}
+    async def on_elicit(self, server: str, params: Any) -> ElicitResult:
+        """A server's question, said to be that server's: shown as a form (its time is the user's, not the call's),
+        answered or declined. The guards may decline it before the person sees it, and keep the answer from being
+        sent; a URL-mode request shows the page's host apart from the server's words and is never opened."""
+        url = getattr(params, "url", None)
+        message, schema = (params.message, params.requested_schema) if url is None else url_consent(server, params)
         self.trace.record(
             "host", "user", "host.form", _("shows a form: {message}").format(message=params.message),
+            # The form itself names the server (`FORM_ABOUT`); the event keeps the shape earlier lessons show.
             payload=params.model_dump(by_alias=True, mode="json", exclude_none=True),
+            **({"url_host": urlsplit(url).hostname or ""} if url is not None else {}),
         )
-        token = FORM_ABOUT.set(self._about())
+        refused = next((why for guard in self.pool.guards if (why := guard.on_form(server, message, schema))), None)
+        if refused is not None:
+            return self._declined(server, refused)
+        about = self._about(server)
+        if self.trust is not None:
+            about = (_("{about}; a server the host trusts") if self.trust(server) else
+                     _("{about}; a server the host does NOT trust")).format(about=about)
+        token = FORM_ABOUT.set(about)
         try:
             with self.router.user_time():
-                answer = await self.elicit(params.message, schema) if self.elicit is not None else None
+                answer = await self.elicit(message, schema) if self.elicit is not None else None
         finally:
             FORM_ABOUT.reset(token)
+        if url is not None and answer is not None and answer.get("consent") is not True:
+            answer = None
+        if answer is not None:
+            refused = next((why for guard in self.pool.guards if (why := guard.on_answer(server, answer))), None)
+            if refused is not None:
+                return self._declined(server, refused)
         action = "accept" if answer is not None else "decline"
-        self.trace.record("user", "host", "user.answer", f"{action} {answer or ''}".strip(), payload=answer)
-        return ElicitResult(action=action, content=answer)
+        shown = self.trace.redacted(answer) if answer is not None else None
+        self.trace.record("user", "host", "user.answer", f"{action} {shown or ''}".strip(), payload=shown)
+        # URL mode: the consent is the person's; the content was the host's own question, not the server's.
+        return ElicitResult(action=action, content=answer if url is None else None)
 
-    def _about(self) -> str:
-        """Which call the form belongs to, and in which era's way it was asked."""
-        calls = [e for e in self.trace if e.kind == "jsonrpc.request" and e.meta.get("method") == "tools/call"]
-        tool, server = (calls[-1].name, calls[-1].meta.get("server")) if calls else ("?", "?")
+    def _declined(self, server: str, why: str) -> ElicitResult:
+        self.trace.record("host", "host", "host.form", _("declined the {server} server's form: {why}").format(
+            server=server, why=why), server=server, outcome="refused")
+        return ElicitResult(action="decline")
+
+    def _about(self, server: str) -> str:
+        """Which call of `server`'s the form belongs to, and in which era's way it was asked."""
+        calls = [e for e in self.trace if e.kind == "jsonrpc.request" and e.meta.get("method") == "tools/call"
+                 and e.meta.get("server") == server]
+        tool = calls[-1].name if calls else "?"
         if ERAS[self.era] == "legacy":
             return _("the {era} server request (elicitation/create) during the {tool} call to the {server} server").format(
                 era=self.era, tool=tool, server=server)

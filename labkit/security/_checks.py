@@ -94,7 +94,15 @@ class EgressGuard(Guard):
         self.secrets = [s for s in secrets if len(s) >= _MIN_SECRET]
 
     async def on_call(self, server: str, tool: Tool, name: str, arguments: dict[str, Any]) -> str | None:
-        text = json.dumps(arguments, ensure_ascii=False)
+        return self.carried(arguments)
+
+    def on_answer(self, server: str, answer: dict[str, Any]) -> str | None:
+        """What a person types into a server's form leaves the host too: the same rule as for arguments."""
+        return self.carried(answer)
+
+    def carried(self, value: Any) -> str | None:
+        """Why `value` (JSON-like) must not leave the host: a private key or a host secret in it; None if neither."""
+        text = json.dumps(value, ensure_ascii=False)
         if _PRIVATE_KEY.search(text):
             return _("the arguments carry a private key")
         if any(secret in text for secret in self.secrets):

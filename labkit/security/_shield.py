@@ -14,6 +14,7 @@ from ..trace import Trace
 from ._approval import ApprovalDesk
 from ._checks import EgressGuard, HintsGuard, PathGuard, host_secrets
 from ._confine import LabFolder, least_privilege, over_broad
+from ._forms import FormGuard
 from ._pins import PinApprover, PinGuard, PinStore, trust_on_first_use
 from ._results import TaintGuard, UntrustedResults
 from ._scan_guard import ScanGuard
@@ -129,6 +130,7 @@ class Shield:
             (on.hints, HintsGuard(self.trace, self.trusted)),
             (on.paths, PathGuard(self.lab.workspace)),
             (on.egress, egress),
+            (on.egress, FormGuard(self.trusted)),
             (on.taint, TaintGuard(self.trace, self.trusted)),
             (on.results, UntrustedResults(self.trace, self.trusted, self.key)),
         ]
@@ -165,6 +167,7 @@ class Shield:
             self._say_confinement(spec)
         host = Host(self.trace, specs, policy=self.policy, guards=self.guards,
                     namespaced=self.defences.namespace, **options)
+        host.connector.trust = self.trusted
         self._host = host
         async with host:
             yield host
