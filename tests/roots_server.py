@@ -7,8 +7,10 @@ from mcp_types import (
     CallToolResult,
     CreateMessageRequest,
     CreateMessageRequestParams,
+    CreateMessageResult,
     InputRequiredResult,
     ListRootsRequest,
+    ListRootsResult,
     SamplingMessage,
     TextContent,
 )
@@ -25,6 +27,7 @@ def build_server() -> MCPServer:
             answer = (ctx.input_responses or {}).get("roots")
             if answer is None:
                 return InputRequiredResult(input_requests={"roots": ListRootsRequest()}, request_state="roots")
+            assert isinstance(answer, ListRootsResult)
             listed = answer.roots
         else:
             listed = (await ctx.session.list_roots()).roots
@@ -40,6 +43,7 @@ def build_server() -> MCPServer:
             if answer is None:
                 return InputRequiredResult(input_requests={"summary": CreateMessageRequest(params=params)},
                                            request_state="summary")
+            assert isinstance(answer, CreateMessageResult)
             return CallToolResult(content=[TextContent(type="text", text=str(answer.content))])
         result = await ctx.session.create_message(params.messages, max_tokens=50)
         return CallToolResult(content=[TextContent(type="text", text=str(result.content))])

@@ -9,16 +9,17 @@ This wing imports `labkit.trace` only: never the simulator, never the lab's serv
 
 from ._audit import AuditEntry, AuditLog, argument_hash
 from ._config import CONFIG_KEYS, ConfigError, McpConfig, load_config, read_config, specs_from_config
+from ._connector import ERAS, HOST_INFO, Elicitor
 from ._conversation import Conversation, ToolCall, ToolResult, Turn
 from ._gate import Approver, GateDecision, GatePolicy, check_call, deny_all, needs_approval
 from ._guards import Guard, LocalTool, LocalToolResult
-from ._connector import ERAS, HOST_INFO, Elicitor
 from ._host import Asker, Host, RunResult, lab_workspace
 from ._jsonschema import jsonschema_module
 from ._launch import http_server, stdio_params
 from ._mapping import Api, ConvertedTool, McpCall, convert_tool, convert_tools, to_mcp_call, wire_tool
 from ._message_limit import MAX_RESULT_BYTES_ENV, ServerMessageTooLarge, max_message_bytes
 from ._model_clients import ENV_VAR, ModelSelection, Provider, import_sdk_meanwhile, model_client, select_model
+from ._network_env import network_env
 from ._pool import HOST_SERVER, Route, ServerPool
 from ._ports import free_port
 from ._progress import Progress, progress
@@ -30,7 +31,6 @@ from ._spec import REPO_ROOT, TRANSPORTS, WORKDIR_ENV, ServerSpec, server_env
 from ._start_errors import ServerStartError
 from ._strict_schema import drop_nulls, strict_schema
 from ._tempdirs import LabTempDir
-from ._network_env import network_env
 from ._transports import http_transport, memory_transport, sse_transport, stdio_transport
 from ._user import (
     SCRIPTED_USER_ENV,

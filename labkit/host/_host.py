@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Sequence
 import os
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -104,7 +104,7 @@ class Host:
 
     @classmethod
     def from_config(cls, trace: Trace, path: str | Path, *, inputs: dict[str, str] | None = None,
-                    workspace: str | Path | None = None, **options: Any) -> "Host":
+                    workspace: str | Path | None = None, **options: Any) -> Host:
         """A host for every enabled server of an MCP config file, as desktop hosts and editors write it (notebook 08).
 
         JSONC, variables, `envFile`, `disabled` and `type: "sse"` are read as `read_config` says; a
@@ -127,7 +127,7 @@ class Host:
         """Every tool the servers listed (after the guards), under the names the model must use."""
         return self.pool.tools
 
-    async def __aenter__(self) -> "Host":
+    async def __aenter__(self) -> Host:
         """Start every server at once, each client held by a task of its own; `start_timeout` bounds it all."""
         if self._config is not None:
             self.servers = self._config.specs(await self._ask_inputs(self._config))
