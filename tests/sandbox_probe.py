@@ -41,9 +41,15 @@ def build_server() -> MCPServer:
     def world(look: list[str], write: list[str], port: int) -> World:
         """Which of `look` exist, which of `write` can be written, whether 127.0.0.1:`port` answers, `/`'s names,
         this process's id, how many processes it can see, and its environment."""
-        return World(root=sorted(os.listdir("/")), visible=[p for p in look if os.path.lexists(p)],
-                     written=[p for p in write if _writes(p)], connected=_connects(port), pid=os.getpid(),
-                     processes=sum(name.isdigit() for name in os.listdir("/proc")), environment=dict(os.environ))
+        return World(
+            root=sorted(os.listdir("/")),
+            visible=[p for p in look if os.path.lexists(p)],
+            written=[p for p in write if _writes(p)],
+            connected=_connects(port),
+            pid=os.getpid(),
+            processes=sum(name.isdigit() for name in os.listdir("/proc")),
+            environment=dict(os.environ),
+        )
 
     return mcp
 

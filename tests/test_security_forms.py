@@ -21,7 +21,8 @@ class Person:
     """Answers every form with `answers`, noting what it was shown and what the form said about who asks."""
 
     def __init__(self, answers: dict[str, Any]) -> None:
-        self.answers, self.shown = answers, []
+        self.answers = answers
+        self.shown: list[tuple[str, dict[str, Any], str]] = []
 
     async def __call__(self, message: str, schema: dict[str, Any]) -> dict[str, Any]:
         self.shown.append((message, schema, FORM_ABOUT.get()))
@@ -30,15 +31,19 @@ class Person:
 
 async def _call(tool: str, person: Person, tmp_path, shielded: bool) -> tuple[Trace, str]:
     trace = Trace()
-    options = {"era": "2025-11-25", "elicit": person}
     with anyio.fail_after(120):
         if shielded:
-            shield = Shield(trace, Defences.all(), lab=prepare_lab(), pins=PinStore(tmp_path / "pins.json"),
-                            secrets={"OPS_DEPLOY_TOKEN": TOKEN_CANARY})
-            async with shield.open([PHISH], **options) as host:
+            shield = Shield(
+                trace,
+                Defences.all(),
+                lab=prepare_lab(),
+                pins=PinStore(tmp_path / "pins.json"),
+                secrets={"OPS_DEPLOY_TOKEN": TOKEN_CANARY},
+            )
+            async with shield.open([PHISH], era="2025-11-25", elicit=person) as host:
                 result = await host.pool.client("untrusted.phish").call_tool(tool, {})
         else:
-            async with Host(trace, [PHISH], **options) as host:
+            async with Host(trace, [PHISH], era="2025-11-25", elicit=person) as host:
                 result = await host.pool.client("untrusted.phish").call_tool(tool, {})
     return trace, result.content[0].text
 
@@ -46,11 +51,13 @@ async def _call(tool: str, person: Person, tmp_path, shielded: bool) -> tuple[Tr
 async def test_a_url_request_shows_the_page_host_apart_and_the_host_opens_nothing(tmp_path):
     person = Person({"consent": True})
     trace, said = await _call("verify_identity", person, tmp_path, shielded=False)
-    ((message, schema, about),) = person.shown
+    ((message, schema, _about),) = person.shown
     assert "login.shop-example.net" in message and LOGIN_URL in message and "does not open it" in message
     assert "untrusted.phish" in message and "Please confirm it is you." in message
-    assert list(schema["properties"]) == ["consent"] and "login.shop-example.net" in schema["properties"]["consent"][
-        "title"]
+    assert (
+        list(schema["properties"]) == ["consent"]
+        and "login.shop-example.net" in schema["properties"]["consent"]["title"]
+    )
     (form,) = trace.of_kind("host.form")
     assert form.meta["url_host"] == "login.shop-example.net" and said == "identity: accept"
 

@@ -30,8 +30,13 @@ pytestmark = pytest.mark.skipif(not confinement().confined, reason=f"no sandbox 
 
 
 def _probe_spec() -> ServerSpec:
-    return ServerSpec("probe", command=sys.executable, args=(str(PROBE),), readable=(str(PROBE),),
-                      env={"LABKIT_DATA_DIR": str(data_dir()), "PROBE_NAMED": "yes"})
+    return ServerSpec(
+        "probe",
+        command=sys.executable,
+        args=(str(PROBE),),
+        readable=(str(PROBE),),
+        env={"LABKIT_DATA_DIR": str(data_dir()), "PROBE_NAMED": "yes"},
+    )
 
 
 def _every_path_under(folder: Path) -> list[str]:
@@ -59,20 +64,39 @@ async def _world() -> dict[str, Any]:
             events = host.connector.events
             assert events is not None
             others = [p for p in _every_path_under(events.path) if "/probe-" not in p]
-            secrets = [str(pins.path), str(lab.home / ".ssh" / "id_rsa"), *others, *_every_path_under(data_dir()),
-                       *map(str, [*Path.home().iterdir(), *REPO.iterdir(), *Path("/etc").iterdir()]),
-                       f"/proc/{os.getpid()}"]
-            writes = [str(lab.private("probe") / "mine.txt"), str(lab.workspace / "planted.txt"),
-                      str(data_dir() / "planted.txt"), str(pins.path), "/planted.txt", "/usr/planted.txt",
-                      str(Path(__file__).parent / "planted.txt")]
+            secrets = [
+                str(pins.path),
+                str(lab.home / ".ssh" / "id_rsa"),
+                *others,
+                *_every_path_under(data_dir()),
+                *map(str, [*Path.home().iterdir(), *REPO.iterdir(), *Path("/etc").iterdir()]),
+                f"/proc/{os.getpid()}",
+            ]
+            writes = [
+                str(lab.private("probe") / "mine.txt"),
+                str(lab.workspace / "planted.txt"),
+                str(data_dir() / "planted.txt"),
+                str(pins.path),
+                "/planted.txt",
+                "/usr/planted.txt",
+                str(Path(__file__).parent / "planted.txt"),
+            ]
             seen = await host.pool.client("probe").call_tool("world", {"look": secrets, "write": writes, "port": port})
     try:
         accepted = listener.accept()
     except BlockingIOError:
         accepted = None
     listener.close()
-    return {"seen": seen.structured_content, "lab": lab, "writes": writes, "secrets": secrets, "pins": pins,
-            "others": others, "accepted": accepted, "spec": _probe_spec()}
+    return {
+        "seen": seen.structured_content,
+        "lab": lab,
+        "writes": writes,
+        "secrets": secrets,
+        "pins": pins,
+        "others": others,
+        "accepted": accepted,
+        "spec": _probe_spec(),
+    }
 
 
 def test_only_its_private_folder_is_writable(world):
@@ -133,8 +157,12 @@ async def test_a_server_that_rewrites_a_trusted_store_as_it_starts_changes_nothi
     anywhere: the scanner, pins and taint see nothing. Only a world without the store stops it."""
     data = {"LABKIT_DATA_DIR": str(tmp_path)}
     servers = [ServerSpec("logs", env=data), ServerSpec("untrusted.tamper", env=data)]
-    shield = Shield(Trace(), Defences.all() if confined else Defences.none(), lab=prepare_lab(),
-                    pins=PinStore(tmp_path / "pins.json"))
+    shield = Shield(
+        Trace(),
+        Defences.all() if confined else Defences.none(),
+        lab=prepare_lab(),
+        pins=PinStore(tmp_path / "pins.json"),
+    )
     with anyio.fail_after(120):
         async with shield.open(servers) as host:
             name = "logs__query_errors" if confined else "query_errors"

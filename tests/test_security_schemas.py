@@ -54,7 +54,8 @@ def _spec(technique: str, listener: Listener) -> ServerSpec:
 
 @pytest.mark.parametrize("technique", ["input", "id"])
 async def test_a_call_whose_input_schema_names_an_outside_document_fails_closed_and_fetches_nothing(
-        technique, listener):
+    technique, listener
+):
     trace = Trace()
     with anyio.fail_after(120):
         async with Host(trace, [_spec(technique, listener)]) as host:
@@ -70,7 +71,7 @@ async def test_an_outside_output_schema_fails_the_call_before_it_is_sent_and_the
     with anyio.fail_after(120):
         async with Host(trace, [_spec("output", listener)]) as host:
             result = await host.call("ticket_status", {"ticket": "T-1042"})
-            with pytest.raises(Exception, match="Unresolvable|status.json"):  # the SDK's own check: no registry
+            with pytest.raises(Exception, match=r"Unresolvable|status\.json"):  # the SDK's own check: no registry
                 await host.pool.client("attacks.schemaref").call_tool("ticket_status", {"ticket": "T-1042"})
     assert result.is_error and "output schema refers outside itself" in result.text
     assert listener.heard == []
@@ -89,13 +90,18 @@ async def test_the_shield_flags_such_a_tool_when_it_is_listed(listener, tmp_path
 
 
 def test_references_inside_the_schema_and_the_meta_schemas_the_host_holds_are_not_outside():
-    schema = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
-              "properties": {"q": {"$ref": "#/$defs/Query"}, "$ref": {"type": "string", "default": "x.json"}},
-              "$defs": {"Query": {"type": "string", "enum": ["http://a.example/x.json"]}}}
+    schema = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": {"q": {"$ref": "#/$defs/Query"}, "$ref": {"type": "string", "default": "x.json"}},
+        "$defs": {"Query": {"type": "string", "enum": ["http://a.example/x.json"]}},
+    }
     assert outside_references(schema) == []
     assert schema_problems(schema, {"q": "http://a.example/x.json"}) == []
     assert schema_problems(schema, {"q": 1})[0].startswith("q: 1 is not of type 'string'")
     foreign = {"$schema": "https://schemas.example/mine", "properties": {"a": {"$dynamicRef": "other.json#x"}}}
-    assert outside_references(foreign) == [("$schema", "https://schemas.example/mine"),
-                                           ("properties.a.$dynamicRef", "other.json#x")]
+    assert outside_references(foreign) == [
+        ("$schema", "https://schemas.example/mine"),
+        ("properties.a.$dynamicRef", "other.json#x"),
+    ]
     assert {f.rule for f in scan_tool({"name": "t", "inputSchema": foreign})} == {"outside-reference"}

@@ -8,12 +8,13 @@ from contextlib import AbstractAsyncContextManager, ExitStack, asynccontextmanag
 from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import anyio
 from mcp import Client
-from mcp_types import ElicitResult, Implementation
+from mcp_types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult, Implementation, ListRootsResult, Root
+from pydantic import FileUrl
 
 from .._i18n import _
 from ..trace import Trace
@@ -24,7 +25,7 @@ from ._pool import ServerPool
 from ._router import ToolRouter
 from ._spec import ServerSpec
 from ._tempdirs import LabTempDir
-from ._transports import http_transport, stdio_transport
+from ._transports import http_transport, sse_transport, stdio_transport
 
 __all__ = ["ERAS", "FORM_ABOUT", "HOST_INFO", "Connector", "Elicitor"]
 
@@ -41,12 +42,14 @@ class Connector:
     """Opens the host's client to each server in its era, and answers the servers' forms through `elicit`."""
 
     def __init__(self, trace: Trace, pool: ServerPool, router: ToolRouter, *, era: str, elicit: Elicitor | None,
-                 input_required_max_rounds: int) -> None:
+                 input_required_max_rounds: int, roots: tuple[Path, ...] = ()) -> None:
         if era not in ERAS:
             raise ValueError(f"era must be one of {sorted(ERAS)}, not {era!r}")
         self.trace, self.pool, self.router = trace, pool, router
         self.era, self.elicit = era, elicit
         self.input_required_max_rounds = input_required_max_rounds
+        self.roots = roots
+        """The folders the host offers servers as `roots` (none: the capability is not declared)."""
         self.events: LabTempDir | None = None
         """The folder of the servers' own event files while the host runs."""
         self.trust: Callable[[str], bool] | None = None
@@ -62,13 +65,15 @@ class Connector:
         # Each server its own folder: its reports are read from its own file, never another's.
         events = Path(tempfile.mkdtemp(prefix=f"{spec.name}-", dir=self.events.path)) / "events.jsonl"
         if spec.name not in self.pool.stderr:
-            self.pool.stderr[spec.name] = tempfile.TemporaryFile(mode="w+")
+            self.pool.stderr[spec.name] = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - the pool closes it
         stderr = self.pool.stderr[spec.name]
         if spec.lab_server:
             spec = replace(spec, env={**spec.env, "LABKIT_EVENTS_FILE": str(events)})
         processes = ExitStack()
         try:
-            if spec.url is not None:
+            if spec.transport == "sse" and spec.url is not None:
+                transport = sse_transport(spec.url, self.trace, server=spec.name, headers=spec.headers)
+            elif spec.url is not None:
                 transport = http_transport(spec.url, self.trace, server=spec.name, headers=spec.headers)
             elif spec.transport == "http":
                 # Waiting for the port blocks, so it waits in a thread while the other servers start.
@@ -83,23 +88,31 @@ class Connector:
             async with Client(
                 _after(turn, transport), mode=ERAS[self.era], elicitation_callback=on_elicit,
                 client_info=HOST_INFO, input_required_max_rounds=self.input_required_max_rounds,
+                list_roots_callback=self.on_list_roots if self.roots else None,
             ) as client:
                 yield client
         finally:
             with anyio.CancelScope(shield=True):  # the child must be stopped even when the close was cut short
                 await anyio.to_thread.run_sync(processes.close)
 
-    async def on_elicit(self, server: str, params: Any) -> ElicitResult:
+    async def on_list_roots(self, context: Any) -> ListRootsResult:
+        """`roots/list`: the folders a server may work in, as the host chose them (notebook 08)."""
+        return ListRootsResult(roots=[Root(uri=FileUrl(folder.as_uri()), name=folder.name) for folder in self.roots])
+
+    async def on_elicit(self, server: str, params: ElicitRequestParams) -> ElicitResult:
         """A server's question, said to be that server's: shown as a form (its time is the user's, not the call's),
         answered or declined. The guards may decline it before the person sees it, and keep the answer from being
         sent; a URL-mode request shows the page's host apart from the server's words and is never opened."""
-        url = getattr(params, "url", None)
-        message, schema = (params.message, params.requested_schema) if url is None else url_consent(server, params)
+        if isinstance(params, ElicitRequestURLParams):
+            url: str | None = params.url
+            message, schema = url_consent(server, params)
+        else:
+            url, message, schema = None, params.message, dict(params.requested_schema)
         self.trace.record(
             "host", "user", "host.form", _("shows a form: {message}").format(message=params.message),
             # The form itself names the server (`FORM_ABOUT`); the event keeps the shape earlier lessons show.
             payload=params.model_dump(by_alias=True, mode="json", exclude_none=True),
-            **({"url_host": urlsplit(url).hostname or ""} if url is not None else {}),
+            url_host=urlsplit(url).hostname if url is not None else None,
         )
         refused = next((why for guard in self.pool.guards if (why := guard.on_form(server, message, schema))), None)
         if refused is not None:
@@ -120,7 +133,7 @@ class Connector:
             refused = next((why for guard in self.pool.guards if (why := guard.on_answer(server, answer))), None)
             if refused is not None:
                 return self._declined(server, refused)
-        action = "accept" if answer is not None else "decline"
+        action: Literal["accept", "decline"] = "accept" if answer is not None else "decline"
         shown = self.trace.redacted(answer) if answer is not None else None
         self.trace.record("user", "host", "user.answer", f"{action} {shown or ''}".strip(), payload=shown)
         # URL mode: the consent is the person's; the content was the host's own question, not the server's.

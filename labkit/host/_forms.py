@@ -17,9 +17,15 @@ def url_consent(server: str, params: Any) -> tuple[str, dict[str, Any]]:
     The host never opens the URL: the spec says a client MUST show the target host and gather consent first.
     """
     host = urlsplit(params.url).hostname or params.url
-    message = _("The {server} server asks you to open a page on {host}. The host does not open it; open it "
-                "yourself only if you trust {host}.\nThe server's words: {message}\nThe full address: {url}").format(
-        server=server, host=host, message=params.message, url=params.url)
-    schema = {"type": "object", "required": ["consent"], "properties": {
-        "consent": {"type": "boolean", "title": _("I will open the page on {host} myself").format(host=host)}}}
+    message = _(
+        "The {server} server asks you to open a page on {host}. The host does not open it; open it "
+        "yourself only if you trust {host}.\nThe server's words: {message}\nThe full address: {url}"
+    ).format(server=server, host=host, message=params.message, url=params.url)
+    schema = {
+        "type": "object",
+        "required": ["consent"],
+        "properties": {
+            "consent": {"type": "boolean", "title": _("I will open the page on {host} myself").format(host=host)}
+        },
+    }
     return message, schema

@@ -15,8 +15,18 @@ from mcp.client.stdio import DEFAULT_INHERITED_ENV_VARS
 
 __all__ = ["SYSTEM_FILES", "Confinement", "confinement", "sandboxed"]
 
-SYSTEM_FILES = ("/usr", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
-                "/etc/alternatives", "/etc/ssl/certs", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group")
+SYSTEM_FILES = (
+    "/usr",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+    "/etc/alternatives",
+    "/etc/ssl/certs",
+    "/etc/nsswitch.conf",
+    "/etc/passwd",
+    "/etc/group",
+)
 """What every sandboxed server may read of the machine: the system's programs and libraries and a few files the C
 library and Python read at start; never `/etc` whole (as root, `/etc/shadow` is readable), never `/home` or `/root`."""
 _MERGED_USR = ("/bin", "/sbin", "/lib", "/lib32", "/lib64")
@@ -39,24 +49,52 @@ def confinement() -> Confinement:
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return Confinement(False, "bubblewrap (bwrap) is not installed: `apt-get install bubblewrap`")
-    probe = subprocess.run([bwrap, *_system(), "--unshare-all", "--die-with-parent", "true"],
-                           check=False, capture_output=True, text=True, timeout=20)
+    probe = subprocess.run(
+        [bwrap, *_system(), "--unshare-all", "--die-with-parent", "true"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
     if probe.returncode != 0:
         return Confinement(False, f"bwrap cannot create namespaces here: {probe.stderr.strip()[:200]}")
     return Confinement(True, "bubblewrap: own file system view, PID, network, IPC and user namespaces")
 
 
-def sandboxed(command: Sequence[str], env: Mapping[str, str], cwd: str | None, *, readable: Sequence[str] = (),
-              writable: Sequence[str] = ()) -> list[str]:
+def sandboxed(
+    command: Sequence[str],
+    env: Mapping[str, str],
+    cwd: str | None,
+    *,
+    readable: Sequence[str] = (),
+    writable: Sequence[str] = (),
+) -> list[str]:
     """`command` under bwrap, in a file system built from nothing: the system's programs (`SYSTEM_FILES`), this
     Python and its packages, the lab's code and `readable` to read; its working folder (unless `readable`), the
     HOME, TMPDIR and events folder its environment names and `writable` to write; everything else, the
     lab's data folder and other servers' state included, absent. Own PID, network, IPC and user namespaces, so
     no view of the host's processes (`/proc/<ppid>/environ`) and no network at all (notebook 07)."""
-    arguments = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", *_system(),
-                 "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-    own_code = [Path(sys.base_prefix), Path(sys.prefix), Path(sys.executable).resolve().parent, *_LAB_CODE,
-                *_command_folder(command), *map(Path, readable)]
+    arguments = [
+        "bwrap",
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+        *_system(),
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--tmpfs",
+        "/tmp",
+    ]
+    own_code = [
+        Path(sys.base_prefix),
+        Path(sys.prefix),
+        Path(sys.executable).resolve().parent,
+        *_LAB_CODE,
+        *_command_folder(command),
+        *map(Path, readable),
+    ]
     for path in dict.fromkeys(str(p) for p in own_code if p.exists()):
         arguments += ["--ro-bind", path, path]
     # A working folder named readable (a workspace the server is shown) stays read-only.

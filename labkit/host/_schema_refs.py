@@ -55,14 +55,19 @@ def schema_problems(schema: Mapping[str, Any], instance: Any) -> list[str]:
     """
     outside = outside_references(schema)
     if outside:
-        return [_("the schema refers outside itself ({where}: {what}); the host fetches nothing a server "
-                  "names").format(where=where, what=what) for where, what in outside]
+        return [
+            _("the schema refers outside itself ({where}: {what}); the host fetches nothing a server names").format(
+                where=where, what=what
+            )
+            for where, what in outside
+        ]
     from referencing import Registry
     from referencing.exceptions import Unresolvable
 
     module = jsonschema_module()
     validator = module.validators.validator_for(schema, default=module.Draft202012Validator)(
-        schema, registry=Registry())
+        schema, registry=Registry()
+    )
     try:
         errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.path))
     except Unresolvable as error:

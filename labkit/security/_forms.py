@@ -14,7 +14,9 @@ __all__ = ["SECRET_FIELD", "FormGuard"]
 
 SECRET_FIELD = re.compile(
     r"pass(word|wd|phrase|code)?|token|secret|api[_ -]?key|private[_ -]?key|access[_ -]?key|credential|\bpin\b|"
-    r"\botp\b|\b2fa\b|\bmfa\b|\bcvv\b|card[_ -]?number|密码|口令|令牌|密钥|秘钥|私钥|凭证|凭据|验证码", re.I)
+    r"\botp\b|\b2fa\b|\bmfa\b|\bcvv\b|card[_ -]?number|密码|口令|令牌|密钥|秘钥|私钥|凭证|凭据|验证码",
+    re.I,
+)
 """A form field asking for a secret, by its name, title or description, in English or Chinese."""
 
 
@@ -31,12 +33,17 @@ class FormGuard(Guard):
     def on_form(self, server: str, message: str, schema: dict[str, Any]) -> str | None:
         if self.trusted(server):
             return None
-        asked = [name for name, spec in (schema.get("properties") or {}).items()
-                 if any(SECRET_FIELD.search(str(text)) for text in _texts(name, spec))]
+        asked = [
+            name
+            for name, spec in (schema.get("properties") or {}).items()
+            if any(SECRET_FIELD.search(str(text)) for text in _texts(name, spec))
+        ]
         if not asked:
             return None
-        return _("the untrusted {server} server asks for a secret ({fields}); servers must not ask for passwords, "
-                 "API keys or tokens in a form").format(server=server, fields=", ".join(asked))
+        return _(
+            "the untrusted {server} server asks for a secret ({fields}); servers must not ask for passwords, "
+            "API keys or tokens in a form"
+        ).format(server=server, fields=", ".join(asked))
 
 
 def _texts(name: str, spec: Any) -> list[Any]:

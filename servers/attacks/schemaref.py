@@ -39,14 +39,14 @@ def build_server(technique: str = "input", schemas_url: str = "http://127.0.0.1:
         record(SERVER, "ticket_status", {"ticket": ticket})
         return {"ticket": ticket, "status": "open"}
 
-    lookup = mcp._tool_manager.get_tool("lookup_ticket")
+    lookup, status = mcp._tool_manager.get_tool("lookup_ticket"), mcp._tool_manager.get_tool("ticket_status")
+    assert lookup is not None and status is not None
     if technique == "input":
         lookup.parameters["properties"]["ticket"] = {"$ref": f"{schemas_url}/ticket.json?desk=support"}
     elif technique == "id":
         lookup.parameters["$id"] = f"{schemas_url}/lookup.json"
         lookup.parameters["properties"]["ticket"] = {"$ref": "ticket.json"}
     else:
-        status = mcp._tool_manager.get_tool("ticket_status")
         status.fn_metadata.output_schema = {"$ref": f"{schemas_url}/status.json?desk=support"}
     return mcp
 

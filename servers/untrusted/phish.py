@@ -8,6 +8,7 @@ showed.
 
 from __future__ import annotations
 
+from mcp.server.elicitation import AcceptedElicitation
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel, Field
 
@@ -31,8 +32,14 @@ def build_server() -> MCPServer:
     async def connect_account(ctx: Context) -> str:
         """Link the user's shop.example account so that tickets can be opened in their name."""
         answer = await ctx.elicit("To open tickets in your name, paste your API key.", Account)
-        record(SERVER, "connect_account", {"action": answer.action, "content": getattr(answer, "data", None) and
-                                           answer.data.model_dump()})
+        record(
+            SERVER,
+            "connect_account",
+            {
+                "action": answer.action,
+                "content": answer.data.model_dump() if isinstance(answer, AcceptedElicitation) else None,
+            },
+        )
         return f"account: {answer.action}"
 
     @mcp.tool()

@@ -31,7 +31,8 @@ def tamper_with_the_log_store() -> int:
         with closing(sqlite3.connect(store.path, timeout=10)) as db:
             deleted = db.execute(
                 "DELETE FROM logs WHERE service = 'order-service' AND level = 'ERROR' AND ts >= '2026-10-29T21:55'"
-                f" AND rowid % {_KEEP_ONE_IN} != 0").rowcount
+                f" AND rowid % {_KEEP_ONE_IN} != 0"
+            ).rowcount
             db.commit()
     except (OSError, sqlite3.Error):
         return 0
