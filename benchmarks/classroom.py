@@ -38,18 +38,24 @@ async def _measure(learners: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as room_root:
         async with Hub(Path(room_root), learners) as hub:
             tokens = await asyncio.gather(*(hub.start_server(name) for name in hub.names))
-            runs = await asyncio.gather(*(hub.run_lesson(name, token, LESSON, sampled=hub.server_pid(name))
-                                          for name, token in zip(hub.names, tokens)))
+            runs = await asyncio.gather(
+                *(
+                    hub.run_lesson(name, token, LESSON, sampled=hub.server_pid(name))
+                    for name, token in zip(hub.names, tokens, strict=True)
+                )
+            )
         results["left_running_room"] = len(hub.processes())
     times = sorted(run.seconds for run in runs)
-    results.update({
-        "delivered": sum(run.delivered for run in runs),
-        "errors": [error for run in runs for error in run.errors][:5],
-        "p50_s": round(statistics.median(times), 1),
-        "p95_s": round(times[min(len(times) - 1, round(0.95 * (len(times) - 1)))], 1),
-        "peak_pss_per_learner_mib": round(max(run.peak_pss for run in runs) / _MIB),
-        "alone_peak_pss_mib": round(alone.peak_pss / _MIB),
-    })
+    results.update(
+        {
+            "delivered": sum(run.delivered for run in runs),
+            "errors": [error for run in runs for error in run.errors][:5],
+            "p50_s": round(statistics.median(times), 1),
+            "p95_s": round(times[min(len(times) - 1, round(0.95 * (len(times) - 1)))], 1),
+            "peak_pss_per_learner_mib": round(max(run.peak_pss for run in runs) / _MIB),
+            "alone_peak_pss_mib": round(alone.peak_pss / _MIB),
+        }
+    )
     results["p50_over_alone"] = round(results["p50_s"] / results["alone_s"], 2)
     return results
 
@@ -83,9 +89,11 @@ async def _left_open(hub: Hub, token: str) -> tuple[dict[str, int | str], Path |
     name = hub.names[0]
     server = hub.server_pid(name)
     group = _confine(server)
-    lessons = sorted(str(path.relative_to(Path(__file__).resolve().parents[1]))
-                     for path in (Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
-    figures: dict[str, int] = {}
+    lessons = sorted(
+        str(path.relative_to(Path(__file__).resolve().parents[1]))
+        for path in (Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb")
+    )
+    figures: dict[str, int | str] = {}
     peak = 0
     for count, lesson in enumerate(lessons, 1):
         run = await hub.run_lesson(name, token, lesson, sampled=server, leave_open=True)

@@ -15,5 +15,8 @@ _NPM_HOME = Path(os.environ.get("LABKIT_NPM_CACHE") or Path.home() / ".cache" / 
 def proxy_command() -> str | None:
     """configurable-http-proxy: `$LABKIT_HUB_PROXY`, else `make classroom-env`'s copy, else on PATH, else None."""
     installed = _NPM_HOME / "node_modules" / ".bin" / "configurable-http-proxy"
-    return os.environ.get("LABKIT_HUB_PROXY") or (str(installed) if installed.exists() else None) or shutil.which(
-        "configurable-http-proxy")
+    return (
+        os.environ.get("LABKIT_HUB_PROXY")
+        or (str(installed) if installed.exists() else None)
+        or shutil.which("configurable-http-proxy")
+    )

@@ -11,7 +11,6 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,8 +45,14 @@ def missing() -> str:
     """What this machine lacks to run a hub ("" if nothing): JupyterHub (PyPI) or its proxy (npm)."""
     import importlib.util
 
-    lacking = [name for name, there in (("jupyterhub", importlib.util.find_spec("jupyterhub")),
-                                        ("configurable-http-proxy", proxy_command())) if not there]
+    lacking = [
+        name
+        for name, there in (
+            ("jupyterhub", importlib.util.find_spec("jupyterhub")),
+            ("configurable-http-proxy", proxy_command()),
+        )
+        if not there
+    ]
     return f"{' and '.join(lacking)} not installed: run `make classroom-env`" if lacking else ""
 
 
@@ -113,8 +118,9 @@ class Hub:
         self.url = f"http://127.0.0.1:{_free_port()}"
         self._env = {"LABKIT_SCRIPTED_USER": "1", **(extra_env or {})}
         self._process: subprocess.Popen[bytes] | None = None
-        self._api = httpx.AsyncClient(base_url=f"{self.url}/hub/api",
-                                      headers={"Authorization": f"token {_ADMIN_TOKEN}"}, timeout=30 * _SCALE)
+        self._api = httpx.AsyncClient(
+            base_url=f"{self.url}/hub/api", headers={"Authorization": f"token {_ADMIN_TOKEN}"}, timeout=30 * _SCALE
+        )
 
     def _config(self) -> Path:
         overrides = self.root / "hub_test_config.py"
@@ -141,8 +147,14 @@ c.JupyterHub.load_roles.append({{"name": "admin", "services": ["lab-test"]}})
         env = {**os.environ, "LABKIT_HUB_STATE": str(state)}
         log = (self.root / "hub.log").open("wb")
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "jupyterhub", "-f", str(self._config())], cwd=self.root, env=env,
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_end_with_parent)
+            [sys.executable, "-m", "jupyterhub", "-f", str(self._config())],
+            cwd=self.root,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=_end_with_parent,
+        )
         deadline = time.monotonic() + _HUB_UP_S
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
@@ -186,8 +198,10 @@ c.JupyterHub.load_roles.append({{"name": "admin", "services": ["lab-test"]}})
         home = str(self.root / "home" / name).encode()
         for pid in self.processes():
             try:
-                if b"jupyterhub-singleuser" in Path(f"/proc/{pid}/cmdline").read_bytes() and \
-                        b"HOME=" + home + b"\0" in Path(f"/proc/{pid}/environ").read_bytes():
+                if (
+                    b"jupyterhub-singleuser" in Path(f"/proc/{pid}/cmdline").read_bytes()
+                    and b"HOME=" + home + b"\0" in Path(f"/proc/{pid}/environ").read_bytes()
+                ):
                     return pid
             except OSError:
                 continue
@@ -196,7 +210,8 @@ c.JupyterHub.load_roles.append({{"name": "admin", "services": ["lab-test"]}})
     async def start_server(self, name: str) -> str:
         """Create the learner, start their server through the REST API, wait until it is ready; their API token."""
         (await self._api.post(f"/users/{name}")).raise_for_status() if (
-            await self._api.get(f"/users/{name}")).status_code == 404 else None
+            await self._api.get(f"/users/{name}")
+        ).status_code == 404 else None
         response = await self._api.post(f"/users/{name}/server")
         if response.status_code not in (201, 202):
             raise RuntimeError(f"starting {name}'s server: HTTP {response.status_code} {response.text}")
@@ -211,8 +226,9 @@ c.JupyterHub.load_roles.append({{"name": "admin", "services": ["lab-test"]}})
             await asyncio.sleep(0.5)
         raise RuntimeError(f"{name}'s server was not ready within {_SERVER_UP_S:.0f} s: {self.log_tail()}")
 
-    async def run_lesson(self, name: str, token: str, notebook: str, *, sampled: int | None = None,
-                         leave_open: bool = False) -> LessonRun:
+    async def run_lesson(
+        self, name: str, token: str, notebook: str, *, sampled: int | None = None, leave_open: bool = False
+    ) -> LessonRun:
         """Run every code cell of ~/mcp-lab/<notebook> in a new kernel of the learner's server, as Run All does.
 
         `sampled`: a process whose tree's PSS is sampled meanwhile; `leave_open`: the kernel stays, as a learner
@@ -225,14 +241,20 @@ c.JupyterHub.load_roles.append({{"name": "admin", "services": ["lab-test"]}})
         cells = json.loads((LAB / notebook).read_text())["cells"]
         started = time.monotonic()
         async with httpx.AsyncClient(headers=headers, timeout=60 * _SCALE) as api:
-            session = await api.post(f"{base}/sessions", json={"path": path, "type": "notebook",
-                                                                "name": Path(path).name, "kernel": {"name": "python3"}})
+            session = await api.post(
+                f"{base}/sessions",
+                json={"path": path, "type": "notebook", "name": Path(path).name, "kernel": {"name": "python3"}},
+            )
             session.raise_for_status()
             kernel = session.json()["kernel"]["id"]
             sampler = asyncio.create_task(_sample_peak(run, sampled)) if sampled else None
             try:
-                await self._execute(run, f"{base}/kernels/{kernel}/channels".replace("http", "ws", 1), headers,
-                                    ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "code"])
+                await self._execute(
+                    run,
+                    f"{base}/kernels/{kernel}/channels".replace("http", "ws", 1),
+                    headers,
+                    ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "code"],
+                )
             finally:
                 if sampler:
                     sampler.cancel()
@@ -247,12 +269,32 @@ c.JupyterHub.load_roles.append({{"name": "admin", "services": ["lab-test"]}})
         try:
             for source in sources:
                 msg_id = uuid.uuid4().hex
-                channel.write_message(json.dumps({
-                    "header": {"msg_id": msg_id, "session": session, "username": run.learner, "version": "5.3",
-                               "msg_type": "execute_request", "date": ""},
-                    "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
-                    "content": {"code": source, "silent": False, "store_history": True, "user_expressions": {},
-                                "allow_stdin": False, "stop_on_error": True}}))
+                channel.write_message(
+                    json.dumps(
+                        {
+                            "header": {
+                                "msg_id": msg_id,
+                                "session": session,
+                                "username": run.learner,
+                                "version": "5.3",
+                                "msg_type": "execute_request",
+                                "date": "",
+                            },
+                            "parent_header": {},
+                            "metadata": {},
+                            "channel": "shell",
+                            "buffers": [],
+                            "content": {
+                                "code": source,
+                                "silent": False,
+                                "store_history": True,
+                                "user_expressions": {},
+                                "allow_stdin": False,
+                                "stop_on_error": True,
+                            },
+                        }
+                    )
+                )
                 run.cells += 1
                 if not await _until_idle(channel, msg_id, run):
                     return

@@ -8,8 +8,6 @@ database and cookie secret), `LABKIT_KERNELS_PER_LEARNER`, `LABKIT_KERNEL_IDLE_M
 `LABKIT_SERVER_IDLE_MINUTES` (the bounds below), `LABKIT_LEARNER_MEMORY` (for spawners that enforce it).
 """
 
-# `c` is the configuration object JupyterHub gives this file.
-# ruff: noqa: F821
 from __future__ import annotations
 
 import os
@@ -48,6 +46,7 @@ def copy_course(spawner) -> None:  # type: ignore[no-untyped-def]
         learner_home(spawner).chmod(0o700)
 
 
+c = get_config()  # type: ignore[name-defined]  # noqa: F821  (JupyterHub gives its config files get_config)
 STATE.mkdir(parents=True, exist_ok=True, mode=0o700)
 c.JupyterHub.bind_url = os.environ.get("LABKIT_HUB_URL", "http://127.0.0.1:8000")
 c.JupyterHub.hub_ip = "127.0.0.1"
@@ -84,12 +83,16 @@ c.Spawner.args = [
 c.Spawner.mem_limit = os.environ.get("LABKIT_LEARNER_MEMORY", "1G")
 
 # A learner's whole server stops after an idle hour (JupyterHub's own idle culler, a hub-managed service).
-c.JupyterHub.load_roles = [{
-    "name": "idle-culler",
-    "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],
-    "services": ["idle-culler"],
-}]
-c.JupyterHub.services = [{
-    "name": "idle-culler",
-    "command": [sys.executable, "-m", "jupyterhub_idle_culler", f"--timeout={SERVER_IDLE_MINUTES * 60}"],
-}]
+c.JupyterHub.load_roles = [
+    {
+        "name": "idle-culler",
+        "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],
+        "services": ["idle-culler"],
+    }
+]
+c.JupyterHub.services = [
+    {
+        "name": "idle-culler",
+        "command": [sys.executable, "-m", "jupyterhub_idle_culler", f"--timeout={SERVER_IDLE_MINUTES * 60}"],
+    }
+]

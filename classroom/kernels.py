@@ -21,18 +21,28 @@ class RoomKernelManager(AsyncMappingKernelManager):  # type: ignore[misc]
 
     max_kernels = Integer(3, config=True, help="Live kernels a learner may keep; 0 for no cap.")
 
-    async def start_kernel(self, *args: Any, **kwargs: Any) -> str:
+    async def start_kernel(self, *args: Any, **kwargs: Any) -> str:  # type: ignore[override]
         kernel_id: str = await super().start_kernel(*args, **kwargs)
         if self.max_kernels:
             await self._make_room(kernel_id)
         return kernel_id
 
     async def _make_room(self, new: str) -> None:
-        idle = sorted((kernel for kernel_id, kernel in self._kernels.items()
-                       if kernel_id != new and getattr(kernel, "execution_state", "") != "busy"),
-                      key=lambda kernel: kernel.last_activity)
+        idle = sorted(
+            (
+                kernel
+                for kernel_id, kernel in self._kernels.items()
+                if kernel_id != new and getattr(kernel, "execution_state", "") != "busy"
+            ),
+            key=lambda kernel: kernel.last_activity,
+        )
         while len(self._kernels) > self.max_kernels and idle:
             oldest = idle.pop(0)
-            self.log.warning("Shutting down the '%s' kernel %s, idle since %s: %d kernels is this learner's cap",
-                             oldest.kernel_name, oldest.kernel_id, oldest.last_activity, self.max_kernels)
+            self.log.warning(
+                "Shutting down the '%s' kernel %s, idle since %s: %d kernels is this learner's cap",
+                oldest.kernel_name,
+                oldest.kernel_id,
+                oldest.last_activity,
+                self.max_kernels,
+            )
             await self.shutdown_kernel(oldest.kernel_id)

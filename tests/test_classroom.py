@@ -20,11 +20,12 @@ def proxy() -> None:
         pytest.fail(missing()) if os.environ.get("CI") else pytest.skip(missing())
 
 
-async def test_three_learners_run_a_lesson_with_a_form_at_once_and_nothing_is_left(proxy: None,
-                                                                                    tmp_path: Path) -> None:
+async def test_three_learners_run_a_lesson_with_a_form_at_once_and_nothing_is_left(proxy: None, tmp_path: Path) -> None:
     async with Hub(tmp_path, LEARNERS) as hub:
         tokens = await asyncio.gather(*(hub.start_server(name) for name in hub.names))
-        runs = await asyncio.gather(*(hub.run_lesson(name, token, LESSON) for name, token in zip(hub.names, tokens)))
+        runs = await asyncio.gather(
+            *(hub.run_lesson(name, token, LESSON) for name, token in zip(hub.names, tokens, strict=True))
+        )
         for run in runs:
             assert run.delivered, (run.learner, run.errors, hub.log_tail())
         homes = {name: tmp_path / "home" / name for name in hub.names}
