@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
-from tornado.httpclient import HTTPRequest
+from tornado.httpclient import HTTPClientError, HTTPRequest
 from tornado.websocket import websocket_connect
 
 from classroom import proxy_command
@@ -232,14 +232,24 @@ c.JupyterHub.load_roles.append({{"name": "admin", "services": ["lab-test"]}})
         """Run every code cell of ~/mcp-lab/<notebook> in a new kernel of the learner's server, as Run All does.
 
         `sampled`: a process whose tree's PSS is sampled meanwhile; `leave_open`: the kernel stays, as a learner
-        leaves a lesson's tab open and goes on to the next.
+        leaves a lesson's tab open and goes on to the next. A run that cannot reach the server or its kernel is a
+        run with that error, so one learner's failure is reported beside the others' results.
         """
         run = LessonRun(name, notebook)
+        started = time.monotonic()
+        try:
+            await self._run_lesson(run, token, sampled, leave_open)
+        except (httpx.HTTPError, OSError, TimeoutError, HTTPClientError) as error:
+            run.errors.append(f"{type(error).__name__}: {error}")
+        run.seconds = time.monotonic() - started
+        return run
+
+    async def _run_lesson(self, run: LessonRun, token: str, sampled: int | None, leave_open: bool) -> None:
+        name, notebook = run.learner, run.notebook
         path = f"mcp-lab/{notebook}"
         headers = {"Authorization": f"token {token}"}
         base = f"{self.url}/user/{name}/api"
         cells = json.loads((LAB / notebook).read_text())["cells"]
-        started = time.monotonic()
         async with httpx.AsyncClient(headers=headers, timeout=60 * _SCALE) as api:
             session = await api.post(
                 f"{base}/sessions",
@@ -260,11 +270,12 @@ c.JupyterHub.load_roles.append({{"name": "admin", "services": ["lab-test"]}})
                     sampler.cancel()
                 if not leave_open:
                     await api.delete(f"{base}/sessions/{session.json()['id']}")
-        run.seconds = time.monotonic() - started
-        return run
 
     async def _execute(self, run: LessonRun, url: str, headers: dict[str, str], sources: list[str]) -> None:
-        channel = await websocket_connect(HTTPRequest(url, headers=headers))
+        limit = 60 * _SCALE
+        channel = await websocket_connect(
+            HTTPRequest(url, headers=headers, connect_timeout=limit, request_timeout=limit)
+        )
         session = uuid.uuid4().hex
         try:
             for source in sources:
