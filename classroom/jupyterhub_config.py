@@ -68,6 +68,8 @@ c.Spawner.environment = {
     # each learner's business systems, chart spaces and pins in their own home, never in the shared checkout
     "LABKIT_DATA_DIR": lambda spawner: str(learner_home(spawner) / ".mcp-lab-data"),
     "MPLBACKEND": "Agg",
+    # a room on shared CPUs is slow, not broken: the teacher's scale for every lab limit reaches each learner
+    "LABKIT_TIME_SCALE": os.environ.get("LABKIT_TIME_SCALE", "1"),
 }
 # A kernel left idle (a lesson finished and left open) is shut down; its notebook stays, Run All brings it back.
 # A learner keeps at most LABKIT_KERNELS_PER_LEARNER kernels (classroom/kernels.py): the memory bound of the guide.
