@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import pwd
 import signal
 import socket
 import subprocess
@@ -110,11 +111,16 @@ class Hub:
     course copied into its home by the config's own hook, and `LABKIT_SCRIPTED_USER=1` so forms are answered.
     """
 
-    def __init__(self, root: Path, learners: int, *, extra_env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, root: Path, learners: int, *, os_users: list[str] | None = None, extra_env: dict[str, str] | None = None
+    ) -> None:
         if missing():
             raise RuntimeError(missing())
         self.root = root
-        self.names = [f"learner{k + 1}" for k in range(learners)]
+        # `os_users`: learners who are OS users already, spawned as themselves (the config's LocalProcessSpawner);
+        # otherwise test learners in folders of `root`, all run as the hub's own user
+        self.names = os_users or [f"learner{k + 1}" for k in range(learners)]
+        self._os_users = bool(os_users)
         self.url = f"http://127.0.0.1:{_free_port()}"
         self._env = {"LABKIT_SCRIPTED_USER": "1", **(extra_env or {})}
         self._process: subprocess.Popen[bytes] | None = None
@@ -123,23 +129,28 @@ class Hub:
         )
 
     def _config(self) -> Path:
+        """classroom/jupyterhub_config.py as it is, then what a test hub changes: ports, auth, an admin token."""
+        lines = [
+            f"load_subconfig({str(CONFIG)!r})",
+            f"c.JupyterHub.bind_url = {self.url!r}",
+            f"c.JupyterHub.hub_port = {_free_port()}",
+            f"c.ConfigurableHTTPProxy.api_url = 'http://127.0.0.1:{_free_port()}'",
+            "c.JupyterHub.authenticator_class = 'dummy'",
+            f"c.Authenticator.allowed_users = {set(self.names)!r}",
+            f"c.Spawner.environment.update({self._env!r})",
+            f"c.Spawner.start_timeout = c.Spawner.http_timeout = {int(_SERVER_UP_S)}",
+            f"c.JupyterHub.services.append({{'name': 'lab-test', 'api_token': {_ADMIN_TOKEN!r}}})",
+            "c.JupyterHub.load_roles.append({'name': 'admin', 'services': ['lab-test']})",
+        ]
+        if not self._os_users:  # the test spawner runs every learner's server as the hub's own user
+            home = str(self.root / "home" / "{username}")
+            lines += [
+                "c.JupyterHub.spawner_class = 'simple'",
+                f"c.SimpleLocalProcessSpawner.home_dir_template = {home!r}",
+                *(["c.Spawner.args.append('--allow-root')"] if os.getuid() == 0 else []),
+            ]
         overrides = self.root / "hub_test_config.py"
-        overrides.write_text(f"""
-load_subconfig({str(CONFIG)!r})
-c.JupyterHub.bind_url = {self.url!r}
-c.JupyterHub.hub_port = {_free_port()}
-c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{_free_port()}"
-c.JupyterHub.authenticator_class = "dummy"
-c.JupyterHub.spawner_class = "simple"
-c.SimpleLocalProcessSpawner.home_dir_template = {str(self.root / "home" / "{username}")!r}
-c.Spawner.environment.update({self._env!r})
-c.Spawner.args += {["--allow-root"] if os.getuid() == 0 else []!r}  # this spawner runs every server as the hub's user
-c.Spawner.start_timeout = {int(_SERVER_UP_S)}
-c.Spawner.http_timeout = {int(_SERVER_UP_S)}
-c.Authenticator.allowed_users = {set(self.names)!r}
-c.JupyterHub.services.append({{"name": "lab-test", "api_token": {_ADMIN_TOKEN!r}}})
-c.JupyterHub.load_roles.append({{"name": "admin", "services": ["lab-test"]}})
-""")
+        overrides.write_text("\n".join(lines) + "\n")
         return overrides
 
     async def __aenter__(self) -> Hub:
@@ -195,7 +206,7 @@ c.JupyterHub.load_roles.append({{"name": "admin", "services": ["lab-test"]}})
 
     def server_pid(self, name: str) -> int:
         """The learner's single-user server process."""
-        home = str(self.root / "home" / name).encode()
+        home = (str(self.root / "home" / name) if not self._os_users else pwd.getpwnam(name).pw_dir).encode()
         for pid in self.processes():
             try:
                 if (

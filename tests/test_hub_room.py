@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import pwd
+import secrets
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -47,3 +55,81 @@ async def test_a_learner_beyond_the_kernel_cap_loses_the_least_recently_used_idl
         assert oldest not in manager.list_kernel_ids()
     finally:
         await manager.shutdown_all()
+
+
+# Run as learner B: what of learner A's can B reach? A's data folder, and A's warm Pythons (abstract sockets, which
+# carry no file permissions: each warm Python must refuse a requester of another user itself).
+_PROBE = """
+import json, os, sys
+from labkit._warm._client import fork
+home, uid = sys.argv[1], int(sys.argv[2])
+outcome = {}
+try:
+    os.listdir(os.path.join(home, ".mcp-lab-data"))
+    outcome["data"] = "read"
+except PermissionError:
+    outcome["data"] = "denied"
+def owner(name):
+    try:
+        status = open(f"/proc/{name.split('-')[2]}/status").read()
+    except (OSError, IndexError):
+        return None
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("Uid:")))
+names = {line.split()[-1] for line in open("/proc/net/unix") if "@labkit-warm-" in line}
+theirs = sorted(name for name in names if owner(name) == uid)
+outcome["warm_pythons"] = len(theirs)
+outcome["forked_for_me"] = sum(fork(name, {"module": "runpy", "args": [], "env": {}, "cwd": "/"}, [0, 1, 2])
+                               is not None for name in theirs)
+print(json.dumps(outcome))
+"""
+
+
+@contextmanager
+def _os_learners(root: Path, count: int) -> Iterator[list[str]]:
+    names = [f"lab{secrets.token_hex(3)}" for _ in range(count)]
+    try:
+        for name in names:
+            subprocess.run(
+                ["useradd", "--create-home", "--home-dir", str(root / "home" / name), "--shell", "/bin/bash", name],
+                check=True,
+                capture_output=True,
+            )
+        yield names
+    finally:
+        for name in names:
+            subprocess.run(["userdel", name], capture_output=True)
+
+
+async def test_a_learner_cannot_read_another_learners_data_or_use_their_warm_python(
+    proxy: None, tmp_path: Path
+) -> None:
+    if os.getuid() != 0 or not shutil.which("useradd"):
+        pytest.skip("needs root and useradd, to make two OS users as a hub machine has")
+    tmp_path.chmod(0o755)  # the homes below are the learners'; the folder above them must let them in
+    (tmp_path / "home").mkdir(mode=0o755)
+    with _os_learners(tmp_path, 2) as (alice, bob):
+        python = sys.executable
+        try:
+            readable = subprocess.run([python, "-c", "import labkit"], user=bob, capture_output=True, text=True)
+        except PermissionError as error:
+            readable = subprocess.CompletedProcess([], 1, "", str(error))
+        if readable.returncode:  # a hub machine installs the lab where every learner can run it (/opt, /srv)
+            pytest.skip(f"the lab's Python cannot be run by another OS user on this machine: {readable.stderr[-200:]}")
+        async with Hub(tmp_path, 2, os_users=[alice, bob]) as hub:
+            token = await hub.start_server(alice)
+            run = await hub.run_lesson(alice, token, LESSON, leave_open=True)  # her kernel and warm Pythons stay
+            assert run.delivered, (run.errors, hub.log_tail())
+            home = pwd.getpwnam(alice).pw_dir
+            probe = subprocess.run(
+                [python, "-c", _PROBE, home, str(pwd.getpwnam(alice).pw_uid)],
+                user=bob,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert probe.returncode == 0, probe.stderr
+            outcome = json.loads(probe.stdout)
+            assert outcome["data"] == "denied"
+            assert outcome["warm_pythons"] > 0, "Alice's lesson left no warm Python to try"
+            assert outcome["forked_for_me"] == 0
+        assert hub.processes() == []
