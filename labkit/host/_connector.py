@@ -9,6 +9,7 @@ from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 from mcp import Client
@@ -48,6 +49,8 @@ class Connector:
         self.era, self.elicit = era, elicit
         self.input_required_max_rounds = input_required_max_rounds
         self.roots = roots
+        self.sign_in: Any = None
+        """A `SignIn` (notebook 09): the host signs in to protected HTTP servers through the SDK's OAuth client."""
         """The folders the host offers servers as `roots` (none: the capability is not declared)."""
         self.events: LabTempDir | None = None
         """The folder of the servers' own event files while the host runs."""
@@ -69,18 +72,28 @@ class Connector:
         processes = ExitStack()
         recorder = HttpRecorder(self.trace, spec.name)
         opened = False
+
+        def auth(url: str) -> Any:
+            if self.sign_in is None:
+                return None
+            from ._oauth import oauth_provider  # the OAuth client, for hosts that sign in only
+
+            recorder.origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
+            return oauth_provider(spec.name, url, self.sign_in, self.trace)
+
         try:
             if spec.transport == "sse" and spec.url is not None:
                 transport = sse_transport(spec.url, self.trace, server=spec.name, headers=spec.headers,
                                           recorder=recorder)
             elif spec.url is not None:
                 transport = http_transport(spec.url, self.trace, server=spec.name, headers=spec.headers,
-                                           recorder=recorder)
+                                           recorder=recorder, auth=auth(spec.url))
             elif spec.transport == "http":
                 # Waiting for the port blocks, so it waits in a thread while the other servers start.
                 started = http_server(spec, start_timeout=self.pool.start_timeout, errlog=stderr)
                 url = await anyio.to_thread.run_sync(processes.enter_context, started)
-                transport = http_transport(url, self.trace, server=spec.name, server_events=events, recorder=recorder)
+                transport = http_transport(url, self.trace, server=spec.name, server_events=events, recorder=recorder,
+                                           auth=auth(url))
             else:
                 transport = stdio_transport(spec, self.trace, errlog=stderr, server_events=events)
             async with Client(

@@ -10,7 +10,7 @@ from typing import Any
 import httpx2
 
 from .._i18n import _
-from ..trace import Event, Trace
+from ..trace import Actor, Event, Trace
 
 __all__ = ["AUTH_STATUSES", "HttpRecorder", "HttpRefused", "redact", "refusal_in"]
 
@@ -51,6 +51,9 @@ class HttpRecorder:
 
     trace: Trace
     server: str
+    origin: str | None = None
+    """The MCP server's scheme://host:port; requests elsewhere (OAuth discovery, registration, tokens) go to
+    the authorization server and are recorded as its."""
     made_up: dict[Any, int] = field(default_factory=dict)
     refusal: Event | None = None
     """The last 401 or 403 this server answered."""
@@ -58,11 +61,15 @@ class HttpRecorder:
     def hooks(self) -> dict[str, list[Callable[..., Awaitable[None]]]]:
         return {"request": [self.on_request], "response": [self.on_response]}
 
+    def _peer(self, url: httpx2.URL) -> Actor:
+        elsewhere = self.origin is not None and f"{url.scheme}://{url.netloc.decode()}" != self.origin
+        return "auth" if elsewhere else "server"
+
     async def on_request(self, request: httpx2.Request) -> None:
         headers = _shown_headers(request.headers)
         label = headers.get("mcp-method", request.method)
         self.trace.record(
-            "client", "server", "http.request", f"{request.method} {request.url.path} {label}",
+            "client", self._peer(request.url), "http.request", f"{request.method} {request.url.path} {label}",
             payload={"method": request.method, "path": request.url.path, "headers": headers},
             server=self.server, layer="http",
         )
@@ -70,8 +77,9 @@ class HttpRecorder:
     async def on_response(self, response: httpx2.Response) -> None:
         headers = _shown_headers(response.headers)
         status = response.status_code
+        peer = self._peer(response.request.url)
         if status < 400:
-            self.trace.record("server", "client", "http.response",
+            self.trace.record(peer, "client", "http.response",
                               f"HTTP {status} {headers.get('content-type', '')}".strip(),
                               payload={"status": status, "headers": headers}, server=self.server, layer="http",
                               status=status)
@@ -88,13 +96,13 @@ class HttpRecorder:
         summary = f"HTTP {status} to {label}" + (f" · WWW-Authenticate: {challenge}" if challenge else "") + \
             (f" · sent Authorization: {sent_auth}" if sent_auth else "")
         event = self.trace.record(
-            "server", "client", "http.response", summary,
+            peer, "client", "http.response", summary,
             payload={"status": status, "headers": headers, "body": body,
                      "request": {"method": request.method, "path": request.url.path, "jsonrpc_method": label,
                                  "headers": _shown_headers(request.headers)}},
             server=self.server, layer="http", status=status, failed=True,
         )
-        if status in AUTH_STATUSES:
+        if status in AUTH_STATUSES and peer == "server":
             self.refusal = event
 
     def refused(self, url: str) -> HttpRefused | None:

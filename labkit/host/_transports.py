@@ -82,7 +82,7 @@ def _connection_closed(error: BaseException) -> bool:
 
 def http_transport(
     url: str, trace: Trace, *, server: str, server_events: Path | None = None, headers: Mapping[str, str] | None = None,
-    recorder: HttpRecorder | None = None,
+    recorder: HttpRecorder | None = None, auth: httpx2.Auth | None = None,
 ) -> TappedTransport:
     """A Streamable HTTP endpoint; frames are recorded, and each request's status and MCP headers too (notebook 02).
 
@@ -94,6 +94,7 @@ def http_transport(
     recorder = recorder or HttpRecorder(trace, server)
     http = httpx2.AsyncClient(
         headers=dict(headers or {}),
+        auth=auth,
         timeout=httpx2.Timeout(30.0, read=300.0),
         event_hooks=recorder.hooks(),
     )
