@@ -27,7 +27,7 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field, ValidationError
 
-from labkit._i18n import N_, _
+from servers.i18n import N_, _
 from servers._report import report
 from servers._wiring import data_dir, declares_form_elicitation, missing_form_elicitation, new_server, run
 from servers.systems.chart_space import Space, recorded_save, remember_save, save_chart
