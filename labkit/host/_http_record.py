@@ -10,6 +10,7 @@ from typing import Any
 import httpx2
 
 from .._i18n import _
+from ..errors import AuthError
 from ..trace import Actor, Event, Trace
 
 __all__ = ["AUTH_STATUSES", "HttpRecorder", "HttpRefused", "redact", "refusal_in"]
@@ -28,7 +29,7 @@ def redact(value: str) -> str:
     return f"{scheme} [redacted, {len(credential)} characters]"
 
 
-class HttpRefused(Exception):
+class HttpRefused(AuthError):
     """A server answered HTTP 401 or 403 and the host could not get past it: the server, the status and the
     server's challenge (`WWW-Authenticate`), in one message (notebook 09)."""
 

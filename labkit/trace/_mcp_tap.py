@@ -45,7 +45,7 @@ class TappedTransport:
         self.server = server
         self.server_events = server_events
         self.era: str | None = None
-        self._pending: dict[tuple[str, Any], tuple[str, str | None]] = {}
+        self._pending: dict[tuple[str, Any], tuple[str | None, str | None]] = {}
         # The server's events file, held open once it exists: a frame costs one read, not a stat, an open and a seek.
         self._events: BinaryIO | None = None
         self._unfinished = b""  # a line the server has not finished writing yet
@@ -55,7 +55,7 @@ class TappedTransport:
         # A restarted server appends to the same file: what an earlier connection recorded is not news.
         if self._open_events():
             self._events.seek(0, os.SEEK_END)  # type: ignore[union-attr]
-        return _TapRead(read, self), _TapWrite(write, self)
+        return _TapRead(read, self), _TapWrite(write, self)  # type: ignore[return-value]  # the streams' protocol
 
     async def __aexit__(
         self,
@@ -74,7 +74,7 @@ class TappedTransport:
         """Record one frame; a failure to record is itself recorded, never raised into the SDK."""
         try:
             self._record_frame(outgoing, message)
-        except Exception as exc:  # the tap must not change what the SDK sees
+        except Exception as exc:  # noqa: BLE001 - the tap must not change what the SDK sees
             self.record_failure("tap.error", f"could not record a frame: {type(exc).__name__}: {exc}")
 
     def _record_frame(self, outgoing: bool, message: SessionMessage) -> None:
