@@ -15,7 +15,7 @@ import anyio
 import pytest
 
 from labkit import GatePolicy, Host, ServerSpec, Trace, free_port, select
-from labkit.host import HttpRefused, redact
+from labkit.host import HttpRefused, redact_credential
 
 PROTECTED = str(Path(__file__).resolve().parent / "protected_server.py")
 TOKEN = "let-me-in"
@@ -62,7 +62,8 @@ async def test_a_401_is_one_error_naming_the_server_the_status_and_the_challenge
     errors = [e for e in trace if e.kind == "jsonrpc.error"]
     assert errors and all(e.src == "client" and e.meta["made_up_from"] == 401 for e in errors)
     if token:
-        assert all(e.payload["request"]["headers"]["authorization"] == redact(f"Bearer {token}") for e in failed)
+        shown = redact_credential(f"Bearer {token}")
+        assert all(e.payload["request"]["headers"]["authorization"] == shown for e in failed)
         assert token not in repr([(e.summary, e.payload) for e in trace])
 
 
@@ -85,5 +86,5 @@ async def test_a_403_names_the_missing_scope_and_a_good_token_gets_through(prote
 
 
 def test_redaction_keeps_the_scheme_and_the_length_only() -> None:
-    assert redact("Bearer abc.def.ghi") == "Bearer [redacted, 11 characters]"
-    assert redact("opaque") == "[redacted, 6 characters]"
+    assert redact_credential("Bearer abc.def.ghi") == "Bearer [redacted, 11 characters]"
+    assert redact_credential("opaque") == "[redacted, 6 characters]"

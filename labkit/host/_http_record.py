@@ -13,7 +13,7 @@ from .._i18n import _
 from ..errors import AuthError
 from ..trace import Actor, Event, Trace
 
-__all__ = ["AUTH_STATUSES", "HttpRecorder", "HttpRefused", "redact", "refusal_in"]
+__all__ = ["AUTH_STATUSES", "HttpRecorder", "HttpRefused", "redact_credential", "refusal_in"]
 
 AUTH_STATUSES = (401, 403)
 _MCP_HEADERS = ("mcp-protocol-version", "mcp-method", "mcp-name", "mcp-session-id", "content-type")
@@ -21,7 +21,7 @@ _AUTH_HEADERS = ("authorization", "www-authenticate")
 _BODY_SHOWN = 2_000
 
 
-def redact(value: str) -> str:
+def redact_credential(value: str) -> str:
     """An `Authorization` value with its credential hidden: the scheme and the length stay (notebook 09)."""
     scheme, _sep, credential = value.partition(" ")
     if not credential:
@@ -130,7 +130,7 @@ def refusal_in(events: Iterable[Event], server: str) -> Event | None:
 def _shown_headers(headers: Any) -> dict[str, str]:
     shown = {k.lower(): v for k, v in headers.items() if k.lower() in _MCP_HEADERS + _AUTH_HEADERS}
     if "authorization" in shown:
-        shown["authorization"] = redact(shown["authorization"])
+        shown["authorization"] = redact_credential(shown["authorization"])
     return shown
 
 

@@ -6,7 +6,7 @@ import tempfile
 from collections.abc import AsyncIterator, Mapping
 from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TextIO, cast
+from typing import IO, TYPE_CHECKING, TextIO, cast
 
 import httpx2
 from mcp.client._transport import TransportStreams
