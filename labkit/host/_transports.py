@@ -19,9 +19,9 @@ from ..trace import TappedTransport, Trace
 from ._jsonschema import import_jsonschema_in_background
 from ._launch import stdio_params
 from ._loopback import DIRECT_TO_LOOPBACK
-from ._spec import ServerSpec
 from ._message_limit import ServerMessageTooLarge
 from ._server_output import naming_stray_lines
+from ._spec import ServerSpec
 from ._start_errors import ServerStartError, StartRecord
 from ._tempdirs import LabTempDir
 
