@@ -59,4 +59,4 @@ def machine_load() -> tuple[float, int]:
 if __name__ == "__main__":
     # `python -m labkit._time_limits SECONDS...`: each scaled, as a whole number, one a line (for CI's shell scripts).
     for argument in sys.argv[1:]:
-        print(round(scaled(float(argument))))
+        print(round(scaled(float(argument))))  # noqa: T201 - CI's scripts read it

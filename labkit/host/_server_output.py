@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from itertools import pairwise
 from typing import IO
 
 from pydantic import ValidationError
@@ -63,7 +64,7 @@ class StderrMark:
 def exceptions(lines: list[str]) -> list[str]:
     """The exception lines of the Python tracebacks in `lines`, as Python prints them: the first line at the margin
     after a traceback's indented frames. A chained traceback prints the cause first."""
-    return [line for before, line in zip(lines, lines[1:]) if before[:1].isspace() and not line[:1].isspace()
+    return [line for before, line in pairwise(lines) if before[:1].isspace() and not line[:1].isspace()
             and not line.startswith(("Traceback ", "The above exception", "During handling"))]
 
 
