@@ -101,6 +101,31 @@ async def damaged_store(folder: Path, damage: str) -> Replay:
             holder.close()
 
 
+_LEARNERS_SERVER = """
+from mcp.server.mcpserver import MCPServer
+
+mcp = MCPServer("mine")
+
+
+@mcp.tool()
+def hello() -> str:
+    return "hi"
+
+
+mcp.run()
+"""
+
+
+async def learners_file_shadows_an_import(folder: Path, warm: bool) -> Replay:
+    """A learner's server beside a file of theirs named `mcp.py`, started warm (forked) or cold."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "mcp.py").write_text("# my notes on the Model Context Protocol\n")
+    (folder / "server.py").write_text(_LEARNERS_SERVER)
+    with _environment(LABKIT_WARM_START="1" if warm else "0"):
+        return await _calls(ServerSpec("mine", command=sys.executable, args=(str(folder / "server.py"),)),
+                            ("hello", {}), policy=READ_LOGS)
+
+
 async def silent_start_under(limit: float) -> Replay:
     """A server that never answers, under a start-up limit of `limit` seconds (scaled by `LABKIT_TIME_SCALE`)."""
     return await _calls(SILENT, start_timeout=limit)
@@ -156,6 +181,8 @@ CASES = {
     "HTTP_PROXY set, NO_PROXY given to a server": lambda _: proxy_variables_passed_on(),
     "log store corrupt": lambda folder: damaged_store(folder, "corrupt"),
     "log store locked": lambda folder: damaged_store(folder, "locked"),
+    "learner's mcp.py beside their server, warm": lambda folder: learners_file_shadows_an_import(folder, True),
+    "learner's mcp.py beside their server, cold": lambda folder: learners_file_shadows_an_import(folder, False),
     "start on a busy CPU (3 s limit)": lambda _: busy_cpu("logs", 3),
     "hung server on a busy CPU: the message": lambda _: busy_cpu("silent", 2),
 }

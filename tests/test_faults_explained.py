@@ -15,6 +15,7 @@ import psutil
 import pytest
 
 from labkit._time_limits import TIME_SCALE_ENV
+from labkit.host import ServerStartError
 from labkit.host._server_output import STRAY_STDOUT_FIX
 from labkit.trace import Kind
 from tests import failure_cases as cases
@@ -68,6 +69,15 @@ async def test_a_damaged_store_is_a_tool_error_with_a_plain_cause(damage: str, c
     [result] = replay.results
     # A crash would read only "Error executing tool query_errors"; a ToolError's words follow it.
     assert result.is_error and f"{tmp_path / 'data' / 'logs.sqlite'} {cause}" in result.text
+
+
+async def test_a_learners_file_that_shadows_an_import_fails_warm_as_it_fails_cold(tmp_path: Path) -> None:
+    with anyio.fail_after(LIMIT):
+        warm = await cases.learners_file_shadows_an_import(tmp_path / "warm", warm=True)
+        cold = await cases.learners_file_shadows_an_import(tmp_path / "cold", warm=False)
+    assert isinstance(cold.error, ServerStartError) and "'mcp' is not a package" in cold.error.stderr
+    assert isinstance(warm.error, ServerStartError), warm.results
+    assert warm.error.stderr.splitlines()[-1] == cold.error.stderr.splitlines()[-1]
 
 
 @needs_taskset
