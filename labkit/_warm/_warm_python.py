@@ -14,12 +14,14 @@ language, the data folder) when imported, so they are imported by each child, af
 the lab's servers (`labkit/host/_warm.py`) and Jupyter's kernels (`labkit/_warm_kernels.py`).
 """
 
+# ruff: noqa: E402 - the imports come after _AT_START, which must see none of them
+
 import sys
 
 _AT_START = frozenset(sys.modules)
 """What any Python has imported before it runs a program: a program's own file of that name could not shadow it."""
 
-import builtins  # noqa: E402 - after _AT_START, which must see none of these
+import builtins
 import ctypes
 import gc
 import importlib.machinery
