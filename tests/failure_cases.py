@@ -126,6 +126,29 @@ async def learners_file_shadows_an_import(folder: Path, warm: bool) -> Replay:
                             ("hello", {}), policy=READ_LOGS)
 
 
+_READ_ONLY_CHECKOUT = 'mount --bind -o ro "$0" "$0" && cd "$0" && exec "$1" -m labkit run canonical'
+
+
+def read_only_checkout(data_dir: Path | None) -> Replay:
+    """`python -m labkit run canonical` in this checkout mounted read-only (a private mount namespace), with its
+    default data folder and `out/` inside it, or `LABKIT_DATA_DIR` set to a folder it can write."""
+    env = {name: value for name, value in os.environ.items() if name != "LABKIT_DATA_DIR"}
+    if data_dir is not None:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        env["LABKIT_DATA_DIR"] = str(data_dir)
+    child = subprocess.run(["unshare", "--map-root-user", "--mount", "sh", "-c", _READ_ONLY_CHECKOUT, str(REPO),
+                            sys.executable], capture_output=True, text=True, env=env, timeout=600)
+    return Replay(returncode=child.returncode, stderr=child.stderr, stdout=child.stdout)
+
+
+def can_mount_privately() -> bool:
+    """Whether this machine lets a user make a private mount namespace (`unshare -rm`), as the read-only case needs."""
+    try:
+        return subprocess.run(["unshare", "--map-root-user", "--mount", "true"], capture_output=True).returncode == 0
+    except OSError:
+        return False
+
+
 async def silent_start_under(limit: float) -> Replay:
     """A server that never answers, under a start-up limit of `limit` seconds (scaled by `LABKIT_TIME_SCALE`)."""
     return await _calls(SILENT, start_timeout=limit)
@@ -183,6 +206,8 @@ CASES = {
     "log store locked": lambda folder: damaged_store(folder, "locked"),
     "learner's mcp.py beside their server, warm": lambda folder: learners_file_shadows_an_import(folder, True),
     "learner's mcp.py beside their server, cold": lambda folder: learners_file_shadows_an_import(folder, False),
+    "read-only checkout, no LABKIT_DATA_DIR": lambda _: read_only_checkout(None),
+    "read-only checkout, LABKIT_DATA_DIR set": lambda folder: read_only_checkout(folder / "data"),
     "start on a busy CPU (3 s limit)": lambda _: busy_cpu("logs", 3),
     "hung server on a busy CPU: the message": lambda _: busy_cpu("silent", 2),
 }

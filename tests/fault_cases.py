@@ -92,6 +92,7 @@ class Replay:
     """Pids of server processes the case saw, for cases whose servers are not this process's children."""
     returncode: int | None = None
     stderr: str = ""
+    stdout: str = ""
 
 
 def command_line(process: psutil.Process) -> list[str]:

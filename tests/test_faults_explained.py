@@ -17,6 +17,7 @@ import pytest
 from labkit._time_limits import TIME_SCALE_ENV
 from labkit.host import ServerStartError
 from labkit.host._server_output import STRAY_STDOUT_FIX
+from labkit.host._spec import REPO_ROOT
 from labkit.trace import Kind
 from tests import failure_cases as cases
 from tests import fault_cases
@@ -78,6 +79,24 @@ async def test_a_learners_file_that_shadows_an_import_fails_warm_as_it_fails_col
     assert isinstance(cold.error, ServerStartError) and "'mcp' is not a package" in cold.error.stderr
     assert isinstance(warm.error, ServerStartError), warm.results
     assert warm.error.stderr.splitlines()[-1] == cold.error.stderr.splitlines()[-1]
+
+
+needs_private_mounts = pytest.mark.skipif(not cases.can_mount_privately(), reason="no private mount namespaces here")
+
+
+@needs_private_mounts
+def test_a_read_only_checkout_is_named_up_front_with_the_setting_to_use() -> None:
+    replay = cases.read_only_checkout(None)
+    assert replay.returncode == 2 and "Traceback" not in replay.stderr
+    [message] = replay.stderr.strip().splitlines()
+    assert str(REPO_ROOT / "data") in message and "LABKIT_DATA_DIR=" in message
+
+
+@needs_private_mounts
+def test_a_read_only_checkout_with_a_data_folder_elsewhere_prints_what_it_computed(tmp_path: Path) -> None:
+    replay = cases.read_only_checkout(tmp_path / "data")
+    assert replay.returncode == 0 and "Traceback" not in replay.stderr
+    assert Kind.HOST_DELIVER in replay.stdout and "--out" in replay.stderr
 
 
 @needs_taskset
