@@ -97,7 +97,7 @@ def _run_section(runner: Runner, plan: Plan, left: float | None) -> dict[str, An
     started = time.monotonic()
     try:
         outcome = runner(plan, left)
-    except Exception as error:  # a broken section must not hide the others' figures
+    except Exception as error:  # noqa: BLE001 - a broken section must not hide the others' figures
         outcome = {"error": f"{type(error).__name__}: {error}"}
     outcome["section_seconds"] = round(time.monotonic() - started, 1)
     return outcome

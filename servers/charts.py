@@ -196,7 +196,7 @@ def build_server() -> MCPServer:
                 )
             if not (ctx.request_state or "").startswith(_ROUND_ONE_STATE):
                 raise ToolError("chart not saved: send the answer back with the requestState of the first round")
-            save_key = ctx.request_state.removeprefix(_ROUND_ONE_STATE)
+            save_key = (ctx.request_state or "").removeprefix(_ROUND_ONE_STATE)
             if (earlier := recorded_save(data_dir(), save_key)) is not None:
                 return _already_saved(ChartSaved.model_validate(earlier))
             space = _chosen_space(answer)
@@ -208,11 +208,11 @@ def build_server() -> MCPServer:
             points = store.hourly_errors(service, start, end)
         png = await anyio.to_thread.run_sync(render_trend_png, service, points)  # keep serving while drawing
         try:
-            saved = save_chart(data_dir(), space, _chart_name(service, start, end), png)
+            written = save_chart(data_dir(), space, _chart_name(service, start, end), png)
         except OSError as error:
             folder = data_dir() / "spaces" / space
             raise ToolError(f"chart not saved: cannot write into {folder} ({error.strerror})") from None
-        path = saved.relative_to(data_dir()).as_posix()
+        path = written.relative_to(data_dir()).as_posix()
         report(
             "server",
             "system",

@@ -17,7 +17,7 @@ _ENVELOPE_BYTES = 64 * 1024  # the JSON-RPC message around a result of exactly t
 
 
 def max_message_bytes(env: Mapping[str, str] = os.environ) -> int:
-    """The longest line the host reads from a stdio server: `LABKIT_MAX_RESULT_BYTES` (default 4 MiB) plus the envelope (notebook 05)."""
+    """The longest line read from a stdio server: `LABKIT_MAX_RESULT_BYTES` (4 MiB) plus the envelope (notebook 05)."""
     raw = env.get(MAX_RESULT_BYTES_ENV, "")
     if not raw:
         return DEFAULT_MAX_RESULT_BYTES + _ENVELOPE_BYTES

@@ -19,6 +19,7 @@ from .._time_limits import scaled
 from ..trace import Trace
 from ._audit import AuditEntry, AuditLog, argument_hash
 from ._busy_machine import MovingDeadline, moving_deadline
+from ._capabilities import unserved_capability
 from ._context import block_text, follow_links
 from ._conversation import ToolCall, ToolResult
 from ._gate import GatePolicy, check_call
@@ -34,7 +35,8 @@ __all__ = ["ToolRouter", "result_as_data", "truncate"]
 def result_as_data(result: CallToolResult, linked: dict[str, str] | None = None) -> str:
     """What the model is shown of a tool result: its structured data as JSON when there is any,
     else every content block: text, embedded resources' text, the text of linked resources the host followed
-    (`linked`, by URI); every string sanitised (no escape sequences or invisible controls); images named, not inlined (notebook 02)."""
+    (`linked`, by URI); every string sanitised (no escape sequences or invisible controls); images named, not
+    inlined (notebook 02)."""
     if result.structured_content is not None and not result.is_error:
         return json.dumps(sanitise_data(result.structured_content), ensure_ascii=False)
     parts = [block_text(block, linked or {}) for block in result.content]
@@ -65,6 +67,8 @@ class ToolRouter:
         self.max_result_chars = max_result_chars
         self.succeeded: set[str] = set()
         self._deadlines: set[MovingDeadline] = set()  # one per call in flight: a turn's calls run together
+        self.offered: frozenset[str] = frozenset({"elicitation"})
+        """The client capabilities the host serves, to name the one a failed call needed (the host sets it)."""
 
     async def execute(self, call: ToolCall) -> ToolResult:
         route = self.pool.route(call.name)
@@ -78,8 +82,7 @@ class ToolRouter:
             "host", "host", "host.gate", _("gate {name}: {summary}").format(
                 name=call.name, summary=decision.summary), ref=call.id, name=call.name,
             payload={"server": route.server, "arguments": self._redacted(arguments), "reasons": list(decision.reasons)},
-            outcome=decision.outcome, by=decision.by,
-            **({"ignored": list(decision.ignored_fields)} if decision.ignored_fields else {}),
+            outcome=decision.outcome, by=decision.by, **_ignored(decision.ignored_fields),
         )
         if not decision.allowed:
             return self._refuse(call, route, decision.outcome, "; ".join(decision.reasons), arguments)
@@ -105,7 +108,7 @@ class ToolRouter:
         return arguments
 
     async def _send(self, call: ToolCall, route: Route, arguments: dict[str, Any], verdict: str) -> ToolResult:
-        started = time.monotonic()
+        started, mark = time.monotonic(), len(self.trace)
         # What the server writes to stderr during a call that fails is shown to the learner, never to the model.
         stderr = StderrMark(self.pool.stderr.get(route.server))
         busy: list[str] = []
@@ -114,7 +117,7 @@ class ToolRouter:
         except MCPError as error:
             outcome = f"protocol error {error.error.code}"
             stderr.record_since(self.trace, route.server, call.id, call.name)
-            text = await self._explain(call.name, route, error)
+            text = await self._explain(call.name, route, error, mark)
             self.trace.record("host", "host", "host.error", _("{outcome} handled by the host: {message}").format(
                 outcome=outcome, message=error.error.message),
                               ref=call.id, name=call.name, payload=error.error.model_dump(mode="json"))
@@ -187,13 +190,19 @@ class ToolRouter:
             for deadline in paused:
                 deadline.resume()
 
-    async def _explain(self, name: str, route: Route, error: MCPError) -> str:
+    async def _explain(self, name: str, route: Route, error: MCPError, mark: int) -> str:
         # The model cannot repair a protocol error, so it gets the host's account, not the JSON-RPC error.
         if error.error.code == CONNECTION_CLOSED:
             return await self._restarted(name, route)
+        needed = unserved_capability(self.trace.events[mark:], route.server, error.error.model_dump(by_alias=True),
+                                     self.offered)
+        if needed is not None:
+            return _("The host could not run {name}: the {server} server asked the host for {capability}, a client "
+                     "capability this host does not offer, so the call could not go on.").format(
+                         name=name, server=route.server, capability=needed)
         if error.error.message.startswith("Unknown tool"):
-            return f"The host could not run {name}: no server offers a tool by that name. " \
-                   f"Tools you can use: {', '.join(self.pool.names)}."
+            return (f"The host could not run {name}: no server offers a tool by that name. "
+                    f"Tools you can use: {', '.join(self.pool.names)}.")
         return f"The host could not run {name}: the server refused the request, and the host has dealt with it."
 
     async def _restarted(self, name: str, route: Route) -> str:
@@ -223,3 +232,8 @@ class ToolRouter:
         self.audit.add(AuditEntry(self.trace.round, route.server, call.name, argument_hash(arguments), decision,
                                   outcome, latency))
         return result
+
+
+def _ignored(fields: Sequence[str]) -> dict[str, Any]:
+    """The meta key naming the fields a gate ignored, present only when it ignored some."""
+    return {"ignored": list(fields)} if fields else {}

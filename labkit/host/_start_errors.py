@@ -26,7 +26,7 @@ class StartRecord:
     errlog: IO[str]
 
     def status(self, wait_s: float = _STATUS_WAIT_S) -> dict[str, Any] | None:
-        """The supervisor's note (`started`, `returncode` or `error`, and `cut`), waiting briefly for it to be written."""
+        """The supervisor's note (`started`, `returncode` or `error`, and `cut`), waiting briefly for it."""
         deadline = time.monotonic() + wait_s
         while True:
             try:

@@ -8,9 +8,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from mcp_types import CallToolResult, TextContent
+
 from labkit._i18n import _
 
-__all__ = ["TODO", "Exercise", "Verdict", "check", "register", "run_sync"]
+__all__ = ["TODO", "Exercise", "Verdict", "check", "register", "result_text", "run_sync"]
 
 _T = TypeVar("_T")
 
@@ -69,7 +71,7 @@ def check(key: str, answer: Any) -> Verdict:
             key=key, goal=_(exercise.goal)))
     try:
         problem = exercise.checker(answer)
-    except Exception as error:  # a learner's answer may be of any shape
+    except Exception as error:  # noqa: BLE001 - a learner's answer may be of any shape
         problem = _("the answer could not be checked ({error_type}: {error})").format(
             error_type=type(error).__name__, error=error)
     if problem is None:
@@ -85,3 +87,8 @@ def run_sync(make: Callable[[], Awaitable[_T]]) -> _T:
     notebook's own loop is busy running the check cell (notebook 00)."""
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, make()).result()  # type: ignore[arg-type]
+
+
+def result_text(result: CallToolResult) -> str:
+    """The text blocks of a tool's result, joined: what a check quotes back to the learner."""
+    return " ".join(block.text for block in result.content if isinstance(block, TextContent))
