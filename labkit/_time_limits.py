@@ -48,8 +48,8 @@ def cpu_pressure() -> float | None:
 
 
 def machine_load() -> tuple[float, int]:
-    """The 1-minute load average and the number of CPUs this process may run on."""
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    """The 1-minute load average and the number of CPUs it is spread over (the machine's: it counts every process)."""
+    cpus = os.cpu_count() or 1
     try:
         return os.getloadavg()[0], cpus
     except OSError:

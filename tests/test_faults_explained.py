@@ -4,16 +4,21 @@ time and named, and an environment that is not ours (a proxy) changes nothing. C
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 import psutil
 import pytest
+from jupyter_client.manager import start_new_kernel
 
+from labkit import _warm_kernels
 from labkit._time_limits import TIME_SCALE_ENV
 from labkit.host import ServerStartError
 from labkit.host._server_output import STRAY_STDOUT_FIX
@@ -142,3 +147,42 @@ def test_a_child_that_exits_while_the_clis_servers_are_looked_for_is_skipped() -
             process.kill()
         parent.kill()
         parent.wait()
+
+
+def _printed(client: Any, code: str) -> str:
+    printed: list[str] = []
+    reply = client.execute_interactive(code, timeout=LIMIT, output_hook=lambda message: printed.append(
+        message["content"].get("text", "")) if message["msg_type"] == "stream" else None)
+    assert reply["content"]["status"] == "ok", reply["content"]
+    return "".join(printed)
+
+
+def _stop_jupyters_warm_pythons() -> None:
+    for warm in _warm_kernels._by_environment.values():
+        warm.kernels.stop()
+        warm.servers.stop()
+    _warm_kernels._by_environment.clear()
+
+
+def test_kernels_forked_by_a_warm_python_outlive_it_with_their_variables() -> None:
+    """Killing the warm Python that forks kernels (the OOM killer, a `kill`) leaves its kernels running, still
+    Jupyter's: adopted by its keeper, not by init (which a kernel takes for its parent's death)."""
+    _stop_jupyters_warm_pythons()
+    kernels = []
+    try:
+        kernels.append(start_new_kernel(kernel_name="python3", cwd=str(REPO_ROOT / "notebooks")))  # starts them
+        assert _warm_kernels.wait_until_ready(LIMIT)
+        kernels += [start_new_kernel(kernel_name="python3", cwd=str(REPO_ROOT / "notebooks")) for _ in range(2)]
+        warm = next(iter(_warm_kernels._by_environment.values())).kernels
+        assert [psutil.Process(m.provisioner.pid).ppid() for m, _ in kernels[1:]] == [warm.pid, warm.pid]
+        for n, (_, client) in enumerate(kernels):
+            _printed(client, f"kept = {n}")
+        os.kill(warm.pid, signal.SIGKILL)
+        time.sleep(3)  # ipykernel's parent poller looks every second
+        for n, (manager, client) in enumerate(kernels):
+            assert manager.is_alive() and _printed(client, "print(kept)") == f"{n}\n"
+    finally:
+        for manager, client in kernels:
+            client.stop_channels()
+            manager.shutdown_kernel(now=True)
+        _stop_jupyters_warm_pythons()

@@ -71,7 +71,9 @@ def retitle(argv: list[str]) -> None:
 def _run_child(request: dict, fds: list[int], owner: int) -> int:
     """In the forked child: become the process the request names; its exit status, as `python` would give it."""
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if not request.get("session"):
+            # A server dies with us; a kernel (a session of its own) lives on, adopted by our keeper (`_keeper.py`).
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != owner:
             os._exit(1)
         if request.get("session"):
