@@ -27,7 +27,6 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field, ValidationError
 
-from labkit._i18n import N_, _
 from servers._report import report
 from servers._wiring import (
     data_dir,
@@ -37,6 +36,7 @@ from servers._wiring import (
     new_server,
     run,
 )
+from servers.i18n import N_, _
 from servers.systems.chart_space import Space, recorded_save, remember_save, save_chart
 from servers.systems.log_store import (
     SERVICE_HELP,

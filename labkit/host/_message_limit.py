@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._i18n import _
+from ..errors import LabError
 
 __all__ = ["DEFAULT_MAX_RESULT_BYTES", "MAX_RESULT_BYTES_ENV", "ServerMessageTooLarge", "max_message_bytes"]
 
@@ -27,7 +28,7 @@ def max_message_bytes(env: Mapping[str, str] = os.environ) -> int:
     return int(raw) + _ENVELOPE_BYTES
 
 
-class ServerMessageTooLarge(RuntimeError):
+class ServerMessageTooLarge(LabError, RuntimeError):
     """The stdio server in `server` sent a message of `size` bytes (`whole`: its end was seen), over `limit`.
 
     Its supervisor stopped passing it on and ended the server, so the host never holds the message (notebook 05).

@@ -48,14 +48,14 @@ class Verdict:
         return self.passed
 
 
-_REGISTRY: dict[str, Exercise] = {}
-
-
 def register(key: str, goal: str, section: str) -> Callable[[Checker], Checker]:
-    """Decorator for a checker: `@register("01.2", "A tool call needs ...", "§3 The loop")`."""
+    """Marks a checker as exercise `key`'s: `@register("01.2", "A tool call needs ...", "§3 The loop")`.
+
+    Nothing is registered on import: `labkit.lessons.checks.EXERCISES` collects the marked checkers.
+    """
 
     def wrap(checker: Checker) -> Checker:
-        _REGISTRY[key] = Exercise(key, goal, section, checker)
+        setattr(checker, "exercise", Exercise(key, goal, section, checker))  # noqa: B010 - a function's attribute
         return checker
 
     return wrap
@@ -63,9 +63,12 @@ def register(key: str, goal: str, section: str) -> Callable[[Checker], Checker]:
 
 def check(key: str, answer: Any) -> Verdict:
     """Check the learner's answer to exercise `key`; never raises, so the notebook runs on (notebook 00)."""
-    from . import checks  # noqa: F401  (registers every notebook's checks)
+    from .checks import EXERCISES
 
-    exercise = _REGISTRY[key]
+    exercise = EXERCISES.get(key)
+    if exercise is None:
+        return Verdict(key, False, _("There is no exercise {key!r}; the lab's exercises are {keys}.").format(
+            key=key, keys=", ".join(sorted(EXERCISES))))
     if answer is TODO:
         return Verdict(key, False, _("Exercise {key}: not yet answered. Goal: {goal}").format(
             key=key, goal=_(exercise.goal)))
