@@ -11,7 +11,9 @@ from mcp import Client
 from mcp_types import Tool
 
 from .._i18n import _
+from .._time_limits import scaled
 from ..trace import Trace
+from ._busy_machine import moving_deadline
 from ._connection import Connection, Opener, TaskHome
 from ._guards import Guard, LocalTool
 from ._message_limit import ServerMessageTooLarge
@@ -70,9 +72,10 @@ class ServerPool:
 
         `openers` maps a server's name to (its command line, how to open it). The servers start
         concurrently, but each one's first frame waits for the one before, so the trace reads in order.
-        Start-up, from spawn to the first listing, ends within `start_timeout`. A server that fails to start
-        or to answer in time is set aside in `unavailable` (the trace says why) and the others go on; only when
-        none started is its `ServerStartError` raised, naming the server and the request it was waiting for.
+        Start-up, from spawn to the first listing, ends within `start_timeout` (scaled by `LABKIT_TIME_SCALE`). A
+        server that fails to start or to answer in time is set aside in `unavailable` (the trace says why) and the
+        others go on; only when none started is its `ServerStartError` raised, naming the server and the request it
+        was waiting for. The listing waits on a deadline moved on while the host and its servers wait for a CPU.
         """
         self._home = self._home or TaskHome()
         since = len(self.trace)
@@ -87,7 +90,7 @@ class ServerPool:
 
     async def _opened_and_listed(self, servers: list[str], since: int) -> None:
         failed: dict[str, Exception] = {}
-        deadline = anyio.current_time() + self.start_timeout
+        deadline = anyio.current_time() + scaled(self.start_timeout)
         for server in servers:
             with anyio.move_on_after(self._left(deadline)) as scope:
                 try:
@@ -95,7 +98,7 @@ class ServerPool:
                 except Exception as error:  # noqa: BLE001  any cause: the server is set aside, and why is kept
                     failed[server] = error
             if scope.cancelled_caught:
-                failed[server] = self._timed_out([server], since)
+                failed[server] = self._timed_out([server], since, "")
             if server in failed:
                 await self._connections[server].close()  # its successor's turn waits for it to settle
         if failed and len(failed) == len(servers):
@@ -103,12 +106,12 @@ class ServerPool:
         for server, reason in failed.items():
             self._set_aside(server, reason)
         started = [server for server in servers if server not in failed]
-        await self._within_start_timeout(started, since, self.refresh(), self._left(deadline))
+        await self._within_start_timeout(started, since, self.refresh())
 
     def _left(self, deadline: float) -> float:
         """The time left until `deadline`; at least a few seconds for a step whose turn came late (one before it
         hung or failed), since its server is running already."""
-        return max(deadline - anyio.current_time(), min(self.start_timeout, _LATE_S))
+        return max(deadline - anyio.current_time(), min(scaled(self.start_timeout), _LATE_S))
 
     def _set_aside(self, server: str, error: Exception) -> None:
         """Degrade, don't fail: the server's tools are not offered, and the trace tells the person why."""
@@ -120,13 +123,13 @@ class ServerPool:
                               server=server, why=first_line),
                           server=server, payload={"error": str(error)})
 
-    async def _within_start_timeout(self, servers: list[str], since: int, work, limit: float | None = None) -> None:
-        with anyio.move_on_after(self.start_timeout if limit is None else limit) as scope:
+    async def _within_start_timeout(self, servers: list[str], since: int, work) -> None:
+        async with moving_deadline(scaled(self.start_timeout)) as deadline:
             await work
-        if scope.cancelled_caught:
-            raise self._timed_out(servers, since)
+        if deadline.scope.cancelled_caught:
+            raise self._timed_out(servers, since, deadline.busy_note())
 
-    def _timed_out(self, servers: list[str], since: int) -> ServerStartError:
+    def _timed_out(self, servers: list[str], since: int, busy: str) -> ServerStartError:
         """The first server still waiting, and for what: its request without a reply (initialize, tools/list...)."""
         unanswered: dict[tuple[Any, Any], Any] = {}
         for event in list(self.trace)[since:]:
@@ -138,8 +141,10 @@ class ServerPool:
         waiting = {server: method for (server, _), method in unanswered.items()}
         server = next((s for s in servers if s in waiting or not self._connections[s].is_open), servers[-1])
         method = waiting.get(server)
-        stage = (f"no reply to {method} within {self.start_timeout:g} s" if method is not None else
-                 f"not started within {self.start_timeout:g} s")
+        limit = scaled(self.start_timeout)
+        stage = f"no reply to {method} within {limit:g} s" if method is not None else f"not started within {limit:g} s"
+        if busy:
+            stage += f". {busy.rstrip('.')}"
         error = ServerStartError(server, self._commands[server], stage, None, "", method=method)
         # A server that did not answer in time is still running: what it wrote so far says why.
         return error.with_stderr(self.stderr[server]) if server in self.stderr else error
