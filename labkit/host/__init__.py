@@ -22,6 +22,7 @@ from ._model_clients import ENV_VAR, ModelSelection, Provider, import_sdk_meanwh
 from ._pool import HOST_SERVER, Route, ServerPool
 from ._ports import free_port
 from ._progress import Progress, progress
+from ._progress_updates import ProgressUpdates
 from ._provider_names import NameMap, provider_name
 from ._rerun import Waited, wait_for_click
 from ._router import ToolRouter, result_as_data, truncate
@@ -73,6 +74,7 @@ __all__ = [
     "ModelSelection",
     "NameMap",
     "Progress",
+    "ProgressUpdates",
     "Provider",
     "Route",
     "RunResult",
