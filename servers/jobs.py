@@ -127,7 +127,8 @@ def build_server(step_seconds: float = 0.25) -> MCPServer:
 def _state(handle: str, job: _Job) -> JobState:
     if job.task is not None and job.task.done() and job.task.exception() is not None:
         job.error = str(job.task.exception())
-    state = "failed" if job.error else "completed" if job.result else "working"
+    state: Literal["working", "completed", "failed"] = (
+        "failed" if job.error else "completed" if job.result else "working")
     return JobState(job=handle, state=state, done=job.done, total=BATCHES, result=job.result)
 
 

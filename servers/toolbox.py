@@ -50,6 +50,8 @@ def build_server(page_size: int = PAGE_SIZE) -> MCPServer:
         cursor = (ctx.params or {}).get("cursor")
         start = 0 if cursor is None else _offset(cursor)
         result = await call_next(ctx)
+        if not isinstance(result, dict):  # the SDK hands middleware the wire-shaped dict; anything else passes
+            return result
         tools = result["tools"]
         if start > len(tools):
             raise MCPError(code=INVALID_PARAMS, message=f"Invalid cursor: {cursor!r}")

@@ -136,7 +136,7 @@ async def test_a_job_handle_carries_state_across_connections_and_is_unknown_else
     assert not any("mcp-session-id" in r.payload["headers"] for r in select(trace, kinds=["http.request"], http=True))
     async with Client(stdio_transport("jobs", Trace())) as other:
         unknown = await other.call_tool("export_status", {"job": started["job"]})
-    assert unknown.is_error and "no job" in unknown.content[0].text
+    assert unknown.is_error and "no job" in str(unknown.content[0].model_dump().get("text"))
 
 
 def test_notebook_10_checks_refuse_what_the_lesson_warns_about() -> None:

@@ -187,7 +187,8 @@ async def run_tool_eval(
         conversation.add_user(case.question)
         turn = await conversation.ask()
         first = turn.tool_calls[0] if turn.tool_calls else None
-        outcomes.append(score(case, first.name if first else None, first.arguments if first else {}, turn.text))
+        outcomes.append(score(case, first.name if first else None, (first.arguments or {}) if first else {},
+                              turn.text))
     await client.close()
     return ToolChoiceReport(eval_set, selection.model, not selection.live, tuple(sorted(names)), tuple(outcomes))
 

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
+import csv
 from typing import Any
 
-import csv
-
 from mcp import Client
-from servers._wiring import data_dir
 
 from labkit._i18n import N_, _
+from servers._wiring import data_dir
 
 from ...host import stdio_transport
 from ...trace import Trace
 from .._exercises import register, run_sync
-from .._tool_eval import EvalCase, load_eval_set, run_tool_eval, score, server_tools
+from .._tool_eval import EvalCase, load_eval_set, run_tool_eval, server_tools
 
 __all__ = ["check_every_page", "check_export_description", "check_job_result"]
 
