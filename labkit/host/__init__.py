@@ -10,7 +10,7 @@ This wing imports `labkit.trace` only: never the simulator, never the lab's serv
 from ._audit import AuditEntry, AuditLog, argument_hash
 from ._config import CONFIG_KEYS, ConfigError, McpConfig, load_config, read_config, specs_from_config
 from ._connector import ERAS, HOST_INFO, Elicitor
-from ._conversation import Conversation, ToolCall, ToolResult, Turn
+from ._conversation import THINKING_BUDGET, Conversation, ToolCall, ToolResult, Turn
 from ._gate import Approver, GateDecision, GatePolicy, check_call, deny_all, needs_approval
 from ._guards import Guard, LocalTool, LocalToolResult
 from ._host import Asker, Host, RunResult, lab_workspace
@@ -52,6 +52,7 @@ __all__ = [
     "MAX_RESULT_BYTES_ENV",
     "REPO_ROOT",
     "SCRIPTED_USER_ENV",
+    "THINKING_BUDGET",
     "TRANSPORTS",
     "WARM_START_ENV",
     "WORKDIR_ENV",
