@@ -8,11 +8,11 @@ from contextlib import AbstractAsyncContextManager, ExitStack, asynccontextmanag
 from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 from mcp import Client
-from mcp_types import ElicitRequestFormParams, ElicitResult, Implementation, ListRootsResult, Root
+from mcp_types import ElicitRequestParams, ElicitResult, Implementation, ListRootsResult, Root
 from pydantic import FileUrl
 
 from .._i18n import _
@@ -61,7 +61,7 @@ class Connector:
         # Each server its own folder: its reports are read from its own file, never another's.
         events = Path(tempfile.mkdtemp(prefix=f"{spec.name}-", dir=self.events.path)) / "events.jsonl"
         if spec.name not in self.pool.stderr:
-            self.pool.stderr[spec.name] = tempfile.TemporaryFile(mode="w+")
+            self.pool.stderr[spec.name] = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - the pool closes it
         stderr = self.pool.stderr[spec.name]
         if spec.lab_server:
             spec = replace(spec, env={**spec.env, "LABKIT_EVENTS_FILE": str(events)})
@@ -92,7 +92,7 @@ class Connector:
         """`roots/list`: the folders a server may work in, as the host chose them (notebook 08)."""
         return ListRootsResult(roots=[Root(uri=FileUrl(folder.as_uri()), name=folder.name) for folder in self.roots])
 
-    async def on_elicit(self, context: Any, params: ElicitRequestFormParams) -> ElicitResult:
+    async def on_elicit(self, context: Any, params: ElicitRequestParams) -> ElicitResult:
         """A server's question: shown as a form (its time is the user's, not the call's), answered or declined."""
         schema = params.requested_schema if hasattr(params, "requested_schema") else {}
         self.trace.record(
@@ -105,7 +105,7 @@ class Connector:
                 answer = await self.elicit(params.message, schema) if self.elicit is not None else None
         finally:
             FORM_ABOUT.reset(token)
-        action = "accept" if answer is not None else "decline"
+        action: Literal["accept", "decline"] = "accept" if answer is not None else "decline"
         self.trace.record("user", "host", "user.answer", f"{action} {answer or ''}".strip(), payload=answer)
         return ElicitResult(action=action, content=answer)
 

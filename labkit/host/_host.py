@@ -186,7 +186,7 @@ class Host:
         return await self.pool.client(server).get_prompt(name, arguments or {})
 
     def system_prompt(self, base: str | None = None) -> str:
-        """`base` followed by the servers' `instructions` the guards let through, as a host's system prompt (notebook 07)."""
+        """`base`, then the servers' `instructions` the guards let through: a host's system prompt (notebook 07)."""
         clients = {server: self.pool.client(server) for server in self.pool.servers}
         return instructions_prompt(self.trace, clients, self.pool.guards, base)
 

@@ -6,7 +6,7 @@ import tempfile
 from collections.abc import AsyncIterator, Mapping
 from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, TextIO, cast
 
 import httpx2
 from mcp.client._transport import TransportStreams
@@ -52,7 +52,7 @@ def stdio_transport(
 
 @asynccontextmanager
 async def _explained(spec: ServerSpec, errlog: IO[str] | None) -> AsyncIterator[TransportStreams]:
-    """The SDK's stdio client, with a server that died, or was ended by its supervisor, turned into an error that says why."""
+    """The SDK's stdio client; a server that died, or that its supervisor ended, becomes an error that says why."""
     with ExitStack() as files:
         log = errlog if errlog is not None else files.enter_context(tempfile.TemporaryFile(mode="w+"))
         folder = LabTempDir("start")
@@ -60,7 +60,7 @@ async def _explained(spec: ServerSpec, errlog: IO[str] | None) -> AsyncIterator[
         record = StartRecord(spec.name, spec.describe(), folder.path / "status.json", log)
         import_jsonschema_in_background()
         try:
-            async with stdio_client(stdio_params(spec, record=record), errlog=log) as streams:
+            async with stdio_client(stdio_params(spec, record=record), errlog=cast(TextIO, log)) as streams:
                 yield streams
         except Exception as error:
             status = record.status() if _connection_closed(error) else None
