@@ -28,6 +28,8 @@ from mcp_types import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from ._protected import RESOURCE_URL_ENV, auth_options, scoped_tools
+
 __all__ = [
     "DATA_DIR_ENV",
     "MAX_RESULT_BYTES",
@@ -120,7 +122,10 @@ def new_server(name: str, instructions: str, *, tools_change: bool = False) -> M
         request_state_security=_request_state_security(),
         cache_hints=None if tools_change else {"tools/list": CacheHint(ttl_ms=TOOLS_LIST_TTL_MS)},
         subscriptions=None if tools_change else False,
+        **auth_options(),
     )
+    if server.settings.auth is not None:
+        server.middleware.append(scoped_tools(server))
     server.middleware.append(_spec_error_codes(server))
     server.middleware.append(_result_cap)
     return server
@@ -141,6 +146,8 @@ def run(
         add_flags(parser)
     options = vars(parser.parse_args())
     http, port = options.pop("http"), options.pop("port")
+    if http:
+        os.environ.setdefault(RESOURCE_URL_ENV, f"http://127.0.0.1:{port}/mcp")  # the audience its tokens must name
     server = build_server(**options)
     if http:
         server.run("streamable-http", host="127.0.0.1", port=port)

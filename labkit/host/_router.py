@@ -20,6 +20,7 @@ from labkit._i18n import _
 from ..trace import Trace
 from ._audit import AuditEntry, AuditLog, argument_hash
 from ._capabilities import unserved_capability
+from ._http_record import refusal_in
 from ._context import block_text, follow_links
 from ._conversation import ToolCall, ToolResult
 from ._gate import GatePolicy, check_call
@@ -181,6 +182,12 @@ class ToolRouter:
         # The model cannot repair a protocol error, so it gets the host's account, not the JSON-RPC error.
         if error.error.code == CONNECTION_CLOSED:
             return await self._restarted(name, route)
+        refusal = refusal_in(self.trace.events[mark:], route.server)
+        if refusal is not None:
+            challenge = refusal.payload["headers"].get("www-authenticate") or _("no WWW-Authenticate header")
+            return _("The host could not run {name}: the {server} server answered HTTP {status} ({challenge}); the "
+                     "host has no credentials it accepts, so the call did not reach the tool.").format(
+                         name=name, server=route.server, status=refusal.payload["status"], challenge=challenge)
         needed = unserved_capability(self.trace.events[mark:], route.server, error.error.model_dump(by_alias=True),
                                      self.offered)
         if needed is not None:
