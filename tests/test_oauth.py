@@ -168,3 +168,42 @@ async def test_a_declined_consent_starts_nothing() -> None:
     assert [e.summary for e in trace if e.kind == "user.answer"] == ["decline"]
     assert [e.payload["status"] for e in trace if e.kind == "auth.redirect"] == [302]
     assert not [e for e in trace if e.kind == "http.request" and e.payload["path"] == "/token"]
+
+
+async def _raw_call(url: str, token: str, params: dict[str, Any]) -> dict[str, Any]:
+    """One 2026-07-28 tools/call as any client sends it, with a bearer token: the replay needs a state sent by hand."""
+    import httpx2
+
+    envelope = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "replay", "version": "0"},
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {**params, "_meta": envelope}}
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28",
+               "Mcp-Method": "tools/call", "Mcp-Name": params["name"], "Authorization": f"Bearer {token}"}
+    async with httpx2.AsyncClient(timeout=30) as http:
+        response = await http.post(url, json=message, headers=headers)
+    text = response.text
+    return json.loads(text.split("data: ", 1)[1]) if text.startswith("event") else response.json()
+
+
+async def test_a_request_state_replayed_under_another_principal_is_refused(issuer: str) -> None:
+    """The SDK binds requestState to the authenticated (client, issuer, subject); another client of the same
+    user replaying the state is refused, while its own principal's answer goes through."""
+    with _protected("charts", issuer) as url, anyio.fail_after(90):
+        first, second = SignIn(_consent([]), user="alice"), SignIn(_consent([]), user="alice")
+        await _signed_in(url, "charts", "alice", Trace(), first)
+        await _signed_in(url, "charts", "alice", Trace(), second)
+        token_a, token_b = first.stores["charts"].tokens, second.stores["charts"].tokens
+        assert token_a is not None and token_b is not None
+        assert first.stores["charts"].client != second.stores["charts"].client  # two registrations: two principals
+        call = {"name": "render_error_trend", "arguments": {"service": "order-service", "since": "2026-10-29T20:00"}}
+        asked = await _raw_call(url, token_a.access_token, call)
+        state = asked["result"]["requestState"]
+        [key] = asked["result"]["inputRequests"]
+        answer = {**call, "requestState": state,
+                  "inputResponses": {key: {"action": "accept", "content": {"space": "personal"}}}}
+        replayed = await _raw_call(url, token_b.access_token, answer)
+        own = await _raw_call(url, token_a.access_token, answer)
+    # the same state, the same answer: refused for the other principal only (the SDK does not say why, by design)
+    assert replayed["error"]["data"] == {"reason": "invalid_request_state"} and "result" not in replayed
+    assert "result" in own and not own["result"].get("isError")
