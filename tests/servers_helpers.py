@@ -27,8 +27,8 @@ from labkit.host import http_server, stdio_params
 __all__ = [
     "CONNECTIONS",
     "ERA",
-    "TRANSPORT_MODES",
     "TIME_SERVER",
+    "TRANSPORT_MODES",
     "LabServer",
     "assert_tool_error",
     "assert_unknown_tool",

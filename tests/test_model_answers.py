@@ -16,7 +16,6 @@ from labkit.lessons import make_client
 from labkit.simulator import MODEL_NAME, Dialogue, decide
 from labkit.simulator._dialogue import Message, ToolOutcome, ToolSeen, ToolSpec
 from labkit.trace import Trace
-
 from tests.servers_helpers import TIME_SERVER
 
 REAL_TOOLS = Path(__file__).resolve().parents[1] / "labkit" / "lessons" / "data" / "real_server_tools.json"

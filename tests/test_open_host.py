@@ -9,7 +9,6 @@ import anyio
 import pytest
 
 from labkit import ERAS, Host, ServerSpec, ServerStartError, Trace, http_server, load_config, specs_from_config
-
 from tests.servers_helpers import TIME_SERVER
 
 CONVERT = {"source_timezone": "Europe/London", "time": "09:00", "target_timezone": "Asia/Tokyo"}
@@ -62,9 +61,8 @@ async def test_a_server_that_exits_early_shows_its_status_and_stderr() -> None:
     assert "mcp-server-time" in str(error) and "Connection closed" not in str(error)
 
 async def test_an_http_lab_server_that_cannot_start_says_why() -> None:
-    with pytest.raises(ServerStartError) as caught:
-        with http_server("no_such_server"):
-            pass
+    with pytest.raises(ServerStartError) as caught, http_server("no_such_server"):
+        pass
     assert caught.value.returncode == 1 and "servers.no_such_server" in caught.value.stderr
 
 def test_config_entries_are_read_in_order_with_every_field(tmp_path: Path) -> None:

@@ -150,7 +150,7 @@ async def test_the_sdk_exporter_sends_the_same_spans_to_a_collector(canonical):
     received: list[bytes] = []
 
     class Collector(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 (the stdlib's name)
+        def do_POST(self):  # the standard library names it
             received.append(self.rfile.read(int(self.headers["Content-Length"])))
             self.send_response(200)
             self.send_header("Content-Type", "application/x-protobuf")

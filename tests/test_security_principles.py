@@ -17,8 +17,16 @@ from labkit.host._spec import DEFAULT_DATA_DIR, LAB_SHARED_ENV, server_env
 from labkit.lessons import KEY_CANARY, benign_tools, false_flags, prepare_lab, run_attack
 from labkit.lessons._security_lab import PRIVATE_KEY, GroundTruth
 from labkit.security import (
-    ApprovalDesk, Defences, PathGuard, PinStore, Shield, UntrustedResults, careful_user, host_state_dir,
-    least_privilege, scan_tool,
+    ApprovalDesk,
+    Defences,
+    PathGuard,
+    PinStore,
+    Shield,
+    UntrustedResults,
+    careful_user,
+    host_state_dir,
+    least_privilege,
+    scan_tool,
 )
 from labkit.simulator._orders import orders_in, schema_texts
 from labkit.trace import Trace

@@ -18,7 +18,12 @@ from mcp.client.stdio import stdio_client
 from mcp_types import ElicitResult
 
 from labkit.host import (
-    ServerStartError, http_server, http_transport, memory_transport, stdio_params, stdio_transport,
+    ServerStartError,
+    http_server,
+    http_transport,
+    memory_transport,
+    stdio_params,
+    stdio_transport,
 )
 from labkit.trace import TappedTransport, Trace, pretty, save_png, select, sequence_diagram, table
 from tests.toy_server import build_server

@@ -19,7 +19,7 @@ import os
 import re
 import sys
 import tokenize
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import nbformat
@@ -34,7 +34,7 @@ LOCALE = ROOT / "locale"
 LABKIT_LOCALE = ROOT / "labkit" / "locale"
 LANGUAGE, FOLDER = "zh_CN", "zh-CN"
 # Fixed dates keep the catalogs' bytes stable from run to run (only real changes show in a diff).
-_EPOCH = datetime(2026, 12, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(2026, 12, 1, tzinfo=UTC)
 _SENTENCE = re.compile(r"[A-Za-z]{2,}[^\w]+[A-Za-z]{2,}")
 _IDEOGRAPH = re.compile(r"[\u4e00-\u9fff]")
 _CJK_PUNCTUATION = re.compile(r"[\u3000-\u303f\uff00-\uffef\u2014\u2026\u201c\u201d\u2018\u2019]")

@@ -9,10 +9,10 @@ This wing imports `labkit.trace` only: never the simulator, never the lab's serv
 
 from ._audit import AuditEntry, AuditLog, argument_hash
 from ._config import CONFIG_KEYS, load_config, specs_from_config
+from ._connector import ERAS, HOST_INFO, Elicitor
 from ._conversation import Conversation, ToolCall, ToolResult, Turn
 from ._gate import Approver, GateDecision, GatePolicy, check_call, deny_all, needs_approval
 from ._guards import Guard, LocalTool, LocalToolResult
-from ._connector import ERAS, HOST_INFO, Elicitor
 from ._host import Asker, Host, RunResult
 from ._jsonschema import jsonschema_module
 from ._launch import http_server, stdio_params

@@ -87,7 +87,7 @@ class Host:
         self._calls = 0
 
     @classmethod
-    def from_config(cls, trace: Trace, path: str | Path, **options: Any) -> "Host":
+    def from_config(cls, trace: Trace, path: str | Path, **options: Any) -> Host:
         """A host for every server in an `mcpServers` JSON file, as desktop hosts and editors write it (notebook 08)."""
         return cls(trace, load_config(path), **options)
 
@@ -96,7 +96,7 @@ class Host:
         """Every tool the servers listed (after the guards), under the names the model must use."""
         return self.pool.tools
 
-    async def __aenter__(self) -> "Host":
+    async def __aenter__(self) -> Host:
         """Start every server at once, each client held by a task of its own; `start_timeout` bounds it all."""
         self.connector.events = LabTempDir("events")
         try:

@@ -38,7 +38,7 @@ class ServerMessageTooLarge(RuntimeError):
         super().__init__(self.account())
 
     @classmethod
-    def from_status(cls, server: str, cut: Mapping[str, Any]) -> "ServerMessageTooLarge":
+    def from_status(cls, server: str, cut: Mapping[str, Any]) -> ServerMessageTooLarge:
         return cls(server, cut["bytes"], cut["limit"], cut["whole"])
 
     @property

@@ -96,7 +96,7 @@ def _current(kernel: Any) -> tuple[str, str | None]:
 
 def _queued_cells(kernel: Any) -> set[str]:
     """The cell ids of the execute requests waiting for the kernel, read from ipykernel's waiting handlers."""
-    running, _ = _current(kernel)
+    running = _current(kernel)[0]
     found = set()
     for task in asyncio.all_tasks():
         message = _waiting_message(task)
@@ -141,7 +141,7 @@ def _hook(kernel: Any) -> None:
         return []
 
     def say_new_run(_info: Any) -> None:
-        mine, _ = _current(kernel)
+        mine = _current(kernel)[0]
         if not _RUNS.note_due or mine == _RUNS.skipping or mine in _RUNS.superseded:
             return
         print(_("↻ You ran this form's cell again while the form was waiting: that form was declined. This run asks "

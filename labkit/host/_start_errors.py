@@ -76,7 +76,7 @@ class ServerStartError(RuntimeError):
             message += "\nIt wrote nothing to stderr."
         super().__init__(message)
 
-    def with_stderr(self, errlog: IO[str]) -> "ServerStartError":
+    def with_stderr(self, errlog: IO[str]) -> ServerStartError:
         """The same error showing the end of `errlog`, when it shows no stderr yet (a server that did not answer)."""
         tail = stderr_tail(errlog)
         if self.stderr or not tail:
@@ -84,7 +84,7 @@ class ServerStartError(RuntimeError):
         return ServerStartError(self.server, self.command, self.stage, self.returncode, tail, self.error, self.method)
 
     @classmethod
-    def from_record(cls, record: StartRecord, stage: str) -> "ServerStartError":
+    def from_record(cls, record: StartRecord, stage: str) -> ServerStartError:
         status = record.status() or {}
         return cls(record.server, record.command, stage, status.get("returncode"),
                    record.stderr_tail(), status.get("error"))

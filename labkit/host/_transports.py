@@ -18,8 +18,8 @@ from mcp_types import CONNECTION_CLOSED
 from ..trace import TappedTransport, Trace
 from ._jsonschema import import_jsonschema_in_background
 from ._launch import stdio_params
-from ._spec import ServerSpec
 from ._message_limit import ServerMessageTooLarge
+from ._spec import ServerSpec
 from ._start_errors import ServerStartError, StartRecord
 from ._tempdirs import LabTempDir
 

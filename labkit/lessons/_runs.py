@@ -28,7 +28,7 @@ from ..host import (
 from ..trace import Event, Step, Trace, count_steps, group_steps
 from ._model import make_client
 
-__all__ = ["SCENARIO_NAMES", "ScenarioRun", "TASKS", "run_scenario"]
+__all__ = ["SCENARIO_NAMES", "TASKS", "ScenarioRun", "run_scenario"]
 
 TASKS = {
     "canonical": "Why did order-service errors rise last night? Make a trend chart.",

@@ -173,7 +173,7 @@ class _StreamProxy:
     async def aclose(self) -> None:
         await self._inner.aclose()
 
-    async def __aenter__(self) -> "_StreamProxy":
+    async def __aenter__(self) -> _StreamProxy:
         await self._inner.__aenter__()
         return self
 
@@ -199,7 +199,7 @@ class _TapRead(_StreamProxy):
             self._tap.record_frame(False, item)
         return item
 
-    def __aiter__(self) -> "_TapRead":
+    def __aiter__(self) -> _TapRead:
         return self
 
     async def __anext__(self) -> SessionMessage | Exception:

@@ -24,7 +24,7 @@ _MERMAID_ESCAPES = str.maketrans({"#": "#35;", ";": "#59;", "<": "#lt;", ">": "#
 _TABLE_COLUMNS = ["seq", "round", "from", "to", "kind", "summary", "name", "server", "id"]
 
 
-def table(trace: Trace | Iterable[Event], *, times: bool = False, **filters: Any) -> "EventTable":
+def table(trace: Trace | Iterable[Event], *, times: bool = False, **filters: Any) -> EventTable:
     """One readable row per event; `times=True` adds milliseconds since the run began (notebook 00)."""
     import pandas as pd
 

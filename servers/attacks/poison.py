@@ -29,7 +29,7 @@ from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from servers._wiring import new_server, run
-from servers.attacks import EXFIL_RECIPIENT, add_technique_flag, exfil_sentence, key_path
+from servers.attacks import add_technique_flag, exfil_sentence, key_path
 from servers.untrusted._ground_truth import record
 
 __all__ = ["TECHNIQUES", "build_server", "hidden_payload"]

@@ -30,8 +30,20 @@ from typing import Any
 import anyio
 
 from labkit import (
-    MODEL_NAME, ApprovalDesk, Conversation, Defences, GatePolicy, Host, LabFolder, PinStore, ServerSpec, Shield, Trace,
-    careful_user, host_state_dir, make_client,
+    MODEL_NAME,
+    ApprovalDesk,
+    Conversation,
+    Defences,
+    GatePolicy,
+    Host,
+    LabFolder,
+    PinStore,
+    ServerSpec,
+    Shield,
+    Trace,
+    careful_user,
+    host_state_dir,
+    make_client,
 )
 from servers.attacks.corpus import CORPUS, Entry
 

@@ -55,7 +55,7 @@ class Guard:
                 and all(u.startswith(sockets) for u in self.sockets))
 
 
-def repo_writes(lab: "Lab") -> list[str]:
+def repo_writes(lab: Lab) -> list[str]:
     """The files the lab's server saved outside SCRATCH: a test must never write to the repo."""
     saved = re.findall(r"Saving file at (\S+)", lab.log.read_text())
     scratch = SCRATCH.relative_to(REPO).as_posix() + "/"
@@ -146,7 +146,7 @@ def page(lab: Lab, guard: Guard, tmp_path: Path, request: pytest.FixtureRequest)
 
 
 @pytest.fixture
-def memory(lab: Lab) -> Iterator["MemoryProbe"]:
+def memory(lab: Lab) -> Iterator[MemoryProbe]:
     """Samples the resident memory of the lab's kernels and everything they start, five times a second."""
     probe = MemoryProbe(lab.process.pid)
     probe.start()

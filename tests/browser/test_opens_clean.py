@@ -12,7 +12,7 @@ from .conftest import REPO, SCRATCH
 from .test_lab_in_browser import open_notebook, shoot
 
 pytest.importorskip("playwright.sync_api")
-from playwright.sync_api import Page, expect  # noqa: E402
+from playwright.sync_api import Page, expect
 
 NOTEBOOKS = REPO / "notebooks"
 

@@ -13,7 +13,7 @@ from ...host import Host, specs_from_config
 from ...trace import Trace
 from .._exercises import register, run_sync
 
-__all__ = ["check_config", "check_order_total", "check_order_resource"]
+__all__ = ["check_config", "check_order_resource", "check_order_total"]
 
 # The seed's three orders (seed 001), which the notebook's ops_demo.py holds: what a right answer returns.
 _TOTALS = {"pending": 2680.00 + 899.00, "shipped": 15600.00, "cancelled": 0.0}
@@ -46,13 +46,13 @@ def check_order_total(answer: Any) -> str | None:
     if isinstance(server, str):
         return server
 
-    async def probe() -> tuple[Any, dict[str, float | None | str]]:
+    async def probe() -> tuple[Any, dict[str, float | str | None]]:
         async with Client(server) as client:
             tools = {tool.name: tool for tool in (await client.list_tools()).tools}
             tool = tools.get("order_total")
             if tool is None:
                 return sorted(tools), {}
-            totals: dict[str, float | None | str] = {}
+            totals: dict[str, float | str | None] = {}
             for status in _TOTALS:
                 result = await client.call_tool("order_total", {"status": status})
                 totals[status] = result.content[0].text if result.is_error else _number(result)
