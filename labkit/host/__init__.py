@@ -24,7 +24,7 @@ from ._ports import free_port
 from ._progress import Progress, progress
 from ._provider_names import NameMap, provider_name
 from ._rerun import Waited, wait_for_click
-from ._waiting import FormStopped, WaitingForm
+from ._waiting import WaitingForm
 from ._router import ToolRouter, result_as_data, truncate
 from ._sandbox import Confinement, confinement, sandboxed
 from ._spec import REPO_ROOT, TRANSPORTS, WORKDIR_ENV, ServerSpec, server_env
@@ -85,7 +85,6 @@ __all__ = [
     "ToolResult",
     "ToolRouter",
     "Turn",
-    "FormStopped",
     "Waited",
     "WaitingForm",
     "argument_hash",

@@ -8,18 +8,20 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from labkit._i18n import _
+from labkit._i18n import N_, _
 
 from ._rerun import Waited, wait_for_click
 
-__all__ = ["FormStopped", "WaitingForm"]
+__all__ = ["FORM_FALLBACK", "WaitingForm"]
+
+FORM_FALLBACK = N_("[form: drawn here while this cell runs in JupyterLab. Reopened the notebook while it waited and "
+                   "see no form? Press ⏩ Run All to be asked again.]")
+"""What a saved notebook shows where a form was (tools/notebooks.py writes it in place of every widget)."""
 
 _WAITING = "labkit-waiting"
 _HOOKED: set[int] = set()
-
-
-class FormStopped(Exception):
-    """The kernel was interrupted while a form waited: nothing was sent; shown as one line, not a traceback."""
+_STOPPED: set[int] = set()
+"""The executions (IPython's execution count) in which an interrupt stopped a waiting form."""
 
 
 class WaitingForm:
@@ -51,15 +53,20 @@ class WaitingForm:
         display(_Shown(self.form))
 
     async def wait(self, answer: asyncio.Future[Any], timeout: float) -> Waited:
-        """Wait for a click (see `wait_for_click`); an interrupt closes the form and says so in one line."""
-        _hook_stop_message()
+        """Wait for a click (see `wait_for_click`); an interrupt closes the form, and the cell says so in one line.
+
+        The cancellation itself goes on unchanged (the form may wait in the SDK's task, not the cell's): only
+        what the learner reads changes, the cell's CancelledError shown as one line instead of its traceback.
+        """
+        shell = _hook_stop_message()
         try:
             return await wait_for_click(answer, timeout)
         except (asyncio.CancelledError, KeyboardInterrupt):
             self.close(_("■ stopped: the kernel was interrupted while this form waited, so nothing was sent. Run "
                          "this cell again (or Run All) to be asked again."))
-            raise FormStopped(_("The kernel was interrupted while a form waited for your answer: nothing was sent. "
-                                "Run this cell again, or Run All, to be asked again.")) from None
+            if shell is not None:
+                _STOPPED.add(shell.execution_count)
+            raise
 
     def close(self, line: str) -> None:
         """The form's last word: its status line, its controls disabled, and its notice taken down."""
@@ -79,34 +86,41 @@ class WaitingForm:
 
 
 class _Shown:
-    """A widget displayed with a short text fallback, so a saved notebook shows a line, not a widget repr."""
+    """A widget displayed with a one-line text fallback: what a saved notebook shows where the form was, including
+    to a learner who closed the tab while it waited and opened the notebook again (the kernel still waits)."""
 
     def __init__(self, widget: Any) -> None:
         self.widget = widget
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = _("[form: shown in JupyterLab]")
+        bundle["text/plain"] = _(FORM_FALLBACK)
         return bundle
 
 
-def _hook_stop_message() -> None:
-    """Show a `FormStopped` as its one line, not as a traceback (IPython's custom exception handler)."""
+def _hook_stop_message() -> Any:
+    """IPython's shell, told to show an interrupt that stopped a form as one line, not as a traceback."""
     try:
         from IPython import get_ipython
     except ImportError:
-        return
+        return None
     shell = get_ipython()
     if shell is None or id(shell) in _HOOKED:
-        return
+        return shell
     _HOOKED.add(id(shell))
 
     def one_line(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: Any = None) -> list[str]:
-        line = f"\x1b[0;31m■ {value}\x1b[0m"
-        shell._showtraceback(etype, value, [line])
-        return [line]
+        if shell.execution_count in _STOPPED:
+            _STOPPED.discard(shell.execution_count)
+            stb = ["\x1b[0;31m■ " + _("The kernel was interrupted while a form waited for your answer: nothing was "
+                                        "sent. Run this cell again, or Run All, to be asked again.") + "\x1b[0m"]
+        else:
+            stb = shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
+        shell._showtraceback(etype, value, stb)
+        return stb
 
-    shell.set_custom_exc((FormStopped,), one_line)
+    shell.set_custom_exc((asyncio.CancelledError, KeyboardInterrupt), one_line)
+    return shell
 
 
 # Runs in the page, once per form (the view may be drawn again). It finds the form by its own class (each form's

@@ -13,7 +13,7 @@ import pytest
 
 from .conftest import REPO, SHOTS
 from .test_lab_in_browser import errors_in, menu, shoot, wait_idle
-from .test_learner import MIN_LABEL_PX, label_px
+from .test_learner import MIN_LABEL_PX
 
 pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import Locator, Page, expect
@@ -63,24 +63,57 @@ def open_lesson(page: Page, url: str, path: str) -> Locator:
     return panel
 
 
-def tables_out_of_their_box(panel: Locator) -> list[dict[str, float]]:
-    """Every table in an output that sticks out of its output area, by how many px, and whether it scrolls in a box
-    of its own that fits (then nothing is cut: the learner scrolls the table, not the notebook)."""
-    return panel.evaluate("""panel => [...panel.querySelectorAll('.jp-OutputArea-output table')].map(table => {
+_SEEN_NOW = """panel => {
+    const seen = {};
+    for (const cell of panel.querySelectorAll('.jp-Cell')) {
+      const at = cell.dataset.windowedListIndex ?? [...cell.parentElement.children].indexOf(cell);
+      cell.querySelectorAll('.jp-RenderedMermaid img').forEach((img, n) => {
+        const width = img.getBoundingClientRect().width;
+        if (width > 0) seen[`diagram ${at}.${n}`] = [decodeURIComponent(img.src.split(',', 2)[1] || ''), width]; });
+      cell.querySelectorAll('.jp-OutputArea-output table').forEach((table, n) => {
         const area = table.closest('.jp-OutputArea-output');
         let box = table.parentElement;
         while (box !== area && !['auto', 'scroll'].includes(getComputedStyle(box).overflowX)) box = box.parentElement;
-        const own = box !== area && box.getBoundingClientRect().width <= area.clientWidth + 0.5;
-        return {over_px: Math.round(table.getBoundingClientRect().width - area.clientWidth), scrolls_in_own_box: own};
-      }).filter(t => t.over_px > 0)""")
+        seen[`table ${at}.${n}`] = {over_px: Math.round(table.getBoundingClientRect().width - area.clientWidth),
+          scrolls_in_own_box: box !== area && box.getBoundingClientRect().width <= area.clientWidth + 0.5}; });
+    }
+    return seen; }"""
 
 
-def stderr_outputs(panel: Locator) -> list[str]:
-    """Each stderr output with the first line of its cell's code: what wrote it."""
-    return panel.evaluate("""panel => [...panel.querySelectorAll(
-        ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")].map(o =>
-        (o.closest('.jp-Cell').querySelector('.jp-InputArea-editor')?.innerText || '').split('\\n')[0] + ' -> ' +
-        JSON.stringify(o.innerHTML.slice(0, 300)))""")
+def survey(page: Page, panel: Locator) -> dict[str, object]:
+    """Scroll the notebook top to bottom as a learner does (JupyterLab draws only the cells near the view), and
+    measure each diagram's smallest label in px and each table that is wider than its output area."""
+    seen: dict[str, object] = {}
+    box = panel.locator(".jp-Notebook").bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 200)
+    outer = panel.locator(".jp-WindowedPanel-outer")
+    for _ in range(600):
+        seen.update(panel.evaluate(_SEEN_NOW))
+        page.mouse.wheel(0, 400)
+        page.wait_for_timeout(150)
+        if outer.evaluate("o => o.scrollTop + o.clientHeight >= o.scrollHeight - 2"):
+            break
+    page.wait_for_timeout(1000)
+    seen.update(panel.evaluate(_SEEN_NOW))
+    diagrams = [value for key, value in seen.items() if key.startswith("diagram")]
+    tables = [value for key, value in seen.items() if key.startswith("table")]
+    return {"label_px": _label_px(page, diagrams), "tables": len(tables),
+            "tables_wider_than_output": [t for t in tables if t["over_px"] > 0]}
+
+
+def _label_px(page: Page, diagrams: list) -> list[float]:
+    probe = page.context.new_page()
+    sizes = []
+    for svg, width in diagrams:
+        probe.set_content("<body style='margin:0'></body>")
+        sizes.append(round(probe.evaluate(
+            """([svg, width]) => { document.body.innerHTML = svg; const el = document.querySelector('svg');
+               el.style.width = width + 'px'; el.style.maxWidth = width + 'px'; el.removeAttribute('height');
+               return Math.min(...[...el.querySelectorAll('.messageText')].map(
+                 t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)); }""", [svg, width]), 2))
+    probe.close()
+    return sizes
 
 
 def waiting_forms(panel: Locator) -> Locator:
@@ -131,8 +164,7 @@ def test_each_form_of_the_course_is_in_view_within_2_s(laptop: Page, lab, editio
         measured[lesson] = answer_each_form(laptop, panel, path, tr, f"{edition}_{lesson[:2]}")
         assert errors_in(panel) == [], (path, stderr_outputs(panel))
         expect(laptop.locator(".labkit-waiting-banner")).to_have_count(0)
-        readable[lesson] = {"label_px": [round(h, 2) for h in label_px(laptop, panel)[1]],
-                            "tables_wider_than_output": tables_out_of_their_box(panel)}
+        readable[lesson] = survey(laptop, panel)
     (SHOTS / f"classroom_{edition}.json").write_text(json.dumps(
         {"seconds_drawn_to_in_view": measured, "readability": readable}, indent=1))
     print(f"seconds from drawn to in view ({edition}):", measured, "readability:", readable)
@@ -233,3 +265,24 @@ def test_the_lab_opens_at_lesson_00_with_solutions_reachable_and_chinese_all_the
         # one level up from the lessons (the server's root is the repo): the solutions are there
         page.locator(".jp-BreadCrumbs-home").click()
         expect(page.locator(".jp-DirListing-content .jp-DirListing-itemText", has_text="solutions").first).to_be_visible()
+
+
+@pytest.mark.parametrize("edition", list(EDITIONS))
+def test_every_lesson_is_readable_on_a_laptop(laptop: Page, lab, edition: str) -> None:
+    """As a lesson opens (its stored outputs, the same a run draws): labels >= 11 px, no table cut off."""
+    folder, _ = EDITIONS[edition]
+    readable = {}
+    lessons = sorted(p.stem for p in (REPO / folder).glob("[0-9][0-9]_*.ipynb")
+                     if p.stem[:2] in os.environ.get("CLASSROOM_LESSONS", p.stem[:2]).split())
+    for lesson in lessons:
+        laptop.goto(f"{lab.url}/lab/tree/{folder}/{lesson}.ipynb?reset")
+        panel = laptop.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").filter(has=laptop.locator(".jp-Notebook")).first
+        expect(panel.locator(".jp-Cell").first).to_be_visible(timeout=90_000)
+        readable[lesson] = survey(laptop, panel)
+        wide = panel.locator(".jp-OutputArea-output table").filter(has_text=re.compile("."))
+        if readable[lesson]["tables_wider_than_output"] and wide.count():
+            shoot(laptop, f"readable_{edition}_{lesson[:2]}_table")
+    (SHOTS / f"readable_{edition}.json").write_text(json.dumps(readable, indent=1))
+    print(f"readability at 1366x768 ({edition}):", json.dumps(readable))
+    assert all(px >= MIN_LABEL_PX for r in readable.values() for px in r["label_px"]), readable
+    assert all(t["scrolls_in_own_box"] for r in readable.values() for t in r["tables_wider_than_output"]), readable
