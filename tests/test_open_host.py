@@ -93,5 +93,5 @@ def test_a_config_file_that_is_missing_or_not_json_says_so(tmp_path: Path) -> No
         load_config(tmp_path / "bad.json")
 
 def test_a_transport_that_does_not_exist_lists_the_ones_that_do() -> None:
-    with pytest.raises(ValueError, match="transport must be one of stdio, http, not 'htp'"):
+    with pytest.raises(ValueError, match="transport must be one of stdio, http, sse, not 'htp'"):
         ServerSpec("charts", transport="htp")

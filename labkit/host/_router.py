@@ -19,6 +19,7 @@ from labkit._i18n import _
 
 from ..trace import Trace
 from ._audit import AuditEntry, AuditLog, argument_hash
+from ._capabilities import unserved_capability
 from ._context import block_text, follow_links
 from ._conversation import ToolCall, ToolResult
 from ._gate import GatePolicy, check_call
@@ -64,6 +65,8 @@ class ToolRouter:
         self.max_result_chars = max_result_chars
         self.succeeded: set[str] = set()
         self._deadlines: set[anyio.CancelScope] = set()  # one per call in flight: a turn's calls run together
+        self.offered: frozenset[str] = frozenset({"elicitation"})
+        """The client capabilities the host serves, to name the one a failed call needed (the host sets it)."""
 
     async def execute(self, call: ToolCall) -> ToolResult:
         route = self.pool.route(call.name)
@@ -104,12 +107,12 @@ class ToolRouter:
         return arguments
 
     async def _send(self, call: ToolCall, route: Route, arguments: dict[str, Any], verdict: str) -> ToolResult:
-        started = time.monotonic()
+        started, mark = time.monotonic(), len(self.trace)
         try:
             text, is_error = await self._invoke(route, arguments)
         except MCPError as error:
             outcome = f"protocol error {error.error.code}"
-            text = await self._explain(call.name, route, error)
+            text = await self._explain(call.name, route, error, mark)
             self.trace.record("host", "host", "host.error", _("{outcome} handled by the host: {message}").format(
                 outcome=outcome, message=error.error.message),
                               ref=call.id, name=call.name, payload=error.error.model_dump(mode="json"))
@@ -174,10 +177,16 @@ class ToolRouter:
             for scope, remaining in paused.items():
                 scope.deadline = anyio.current_time() + remaining
 
-    async def _explain(self, name: str, route: Route, error: MCPError) -> str:
+    async def _explain(self, name: str, route: Route, error: MCPError, mark: int) -> str:
         # The model cannot repair a protocol error, so it gets the host's account, not the JSON-RPC error.
         if error.error.code == CONNECTION_CLOSED:
             return await self._restarted(name, route)
+        needed = unserved_capability(self.trace.events[mark:], route.server, error.error.model_dump(by_alias=True),
+                                     self.offered)
+        if needed is not None:
+            return _("The host could not run {name}: the {server} server asked the host for {capability}, a client "
+                     "capability this host does not offer, so the call could not go on.").format(
+                         name=name, server=route.server, capability=needed)
         if error.error.message.startswith("Unknown tool"):
             return f"The host could not run {name}: no server offers a tool by that name. " \
                    f"Tools you can use: {', '.join(self.pool.names)}."

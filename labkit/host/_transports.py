@@ -10,6 +10,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import httpx2
 from mcp.client._transport import TransportStreams
+from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
@@ -26,7 +27,7 @@ from ._tempdirs import LabTempDir
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-__all__ = ["http_transport", "memory_transport", "stdio_transport"]
+__all__ = ["http_transport", "memory_transport", "sse_transport", "stdio_transport"]
 
 _HTTP_HEADERS = ("mcp-protocol-version", "mcp-method", "mcp-name", "mcp-session-id", "content-type")
 
@@ -100,6 +101,23 @@ async def _owned_http(url: str, http: httpx2.AsyncClient) -> AsyncIterator[Trans
     # The SDK leaves a client it was given open; this one is ours, so it is closed with the transport.
     async with http, streamable_http_client(url, http_client=http) as streams:
         yield streams
+
+
+def sse_transport(url: str, trace: Trace, *, server: str, headers: Mapping[str, str] | None = None) -> TappedTransport:
+    """A server on the legacy HTTP+SSE transport (2024-11-05), through the SDK's `sse_client` (notebook 08).
+
+    `type: "sse"` in an editor's config: one GET holds an event stream open, each message is a POST to
+    the endpoint the stream names. Frames, and each HTTP request's status, are recorded as for `http_transport`.
+    """
+    hooks = {"request": [_on_request(trace, server)], "response": [_on_response(trace, server)]}
+
+    def client(headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None,
+               auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
+        return httpx2.AsyncClient(headers=headers, timeout=timeout or httpx2.Timeout(30.0, read=300.0), auth=auth,
+                                  event_hooks=hooks)
+
+    streams = sse_client(url, headers=dict(headers or {}), httpx_client_factory=client)
+    return TappedTransport(streams, trace, server=server)
 
 
 def memory_transport(mcp_server: MCPServer, trace: Trace) -> TappedTransport:
