@@ -64,9 +64,10 @@ def choose_language(settings_dir: Path, language: str) -> None:
 def _enable(prefix: Path) -> Path:
     config = prefix / _CONFIG
     config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(json.dumps({"ServerApp": {"jpserver_extensions": {"labkit._lab_edition": True}}}, indent=2) + "\n")
+    enabled = {"ServerApp": {"jpserver_extensions": {"labkit._lab_edition": True}}}
+    config.write_text(json.dumps(enabled, indent=2) + "\n")
     return config
 
 
 if __name__ == "__main__":
-    print(f"enabled the lab's server extension: {_enable(Path(sys.prefix))}")
+    sys.stdout.write(f"enabled the lab's server extension: {_enable(Path(sys.prefix))}\n")

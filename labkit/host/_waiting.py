@@ -1,4 +1,4 @@
-"""A form that waits for a person is found: brought into view, named at the top of its notebook, and a stopped wait says why."""
+"""A form waiting for a person is found: brought into view, named atop its notebook; a stopped wait says why."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from ._rerun import Waited, wait_for_click
 __all__ = ["FORM_FALLBACK", "WaitingForm"]
 
 FORM_FALLBACK = N_("[form: drawn here while this cell runs in JupyterLab. Reopened the notebook while it waited and "
-                   "see no form? Press ⏩ Run All to be asked again.]")
+                   "see no form? Run → Run All Cells asks again.]")
 """What a saved notebook shows where a form was (tools/notebooks.py writes it in place of every widget)."""
 
 _WAITING = "labkit-waiting"
@@ -81,7 +81,7 @@ class WaitingForm:
             "banner": _("► A form is waiting for your answer: click here to show it"),
             "title": _("► answer the form"),
             "restarted": _("■ stopped: the kernel restarted (or stopped) while this form waited, so nothing was sent. "
-                           "Press ⏩ Run All (or run this cell) to be asked again."),
+                           "Run → Run All Cells (or run this cell) to be asked again."),
         }
 
 
