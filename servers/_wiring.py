@@ -28,6 +28,8 @@ from mcp_types import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from ._protected import RESOURCE_URL_ENV, auth_options, scoped_tools
+
 __all__ = [
     "DATA_DIR_ENV",
     "MAX_RESULT_BYTES",
@@ -117,7 +119,10 @@ def new_server(name: str, instructions: str) -> MCPServer:
         request_state_security=_request_state_security(),
         cache_hints={"tools/list": CacheHint(ttl_ms=TOOLS_LIST_TTL_MS)},
         subscriptions=False,
+        **auth_options(),
     )
+    if server.settings.auth is not None:
+        server.middleware.append(scoped_tools(server))
     server.middleware.append(_spec_error_codes(server))
     server.middleware.append(_result_cap)
     return server
@@ -138,6 +143,8 @@ def run(
         add_flags(parser)
     options = vars(parser.parse_args())
     http, port = options.pop("http"), options.pop("port")
+    if http:
+        os.environ.setdefault(RESOURCE_URL_ENV, f"http://127.0.0.1:{port}/mcp")  # the audience its tokens must name
     server = build_server(**options)
     if http:
         server.run("streamable-http", host="127.0.0.1", port=port)

@@ -16,6 +16,7 @@ from types import ModuleType
 import pytest
 from babel.messages.pofile import read_po, write_po
 
+import labkit._i18n as labkit_i18n
 from labkit._i18n import folder_language, language
 from labkit.lessons import TODO, check
 
@@ -28,6 +29,7 @@ _FIELD = re.compile(r"\{([A-Za-z_]\w*)(![rsa])?(:[^{}]*)?\}")
 def _tool() -> ModuleType:
     """tools/i18n.py, the one place that says what a complete catalog is."""
     spec = importlib.util.spec_from_file_location("i18n_tool", ROOT / "tools" / "i18n.py")
+    assert spec is not None and spec.loader is not None, "tools/i18n.py is there"
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -54,9 +56,9 @@ def test_each_translation_keeps_the_placeholders_of_its_message() -> None:
         if not message.id:
             continue
         # A plural message's forms are translated from its plural (Chinese has one form).
-        english = message.id[-1] if isinstance(message.id, tuple) else message.id
+        english = str(message.id if isinstance(message.id, str) else message.id[-1])
         for chinese in message.string if isinstance(message.string, tuple) else (message.string,):
-            if chinese and (_fields(english) != _fields(chinese) or english.count("{{") != chinese.count("{{")):
+            if chinese and (_fields(english) != _fields(str(chinese)) or english.count("{{") != chinese.count("{{")):
                 different.append((english, chinese))
     assert different == []
 
@@ -85,8 +87,8 @@ def test_a_fuzzy_entry_written_and_read_back_gains_no_comment(tmp_path: Path) ->
     tool = _tool()
     catalog = tool._catalog("demo")
     entry = catalog.add("the new text\nof two lines", "旧的译文", flags=["fuzzy"])
-    entry.previous_id = ("the old text, long enough that babel wraps it over more than one line of a catalog\n"
-                         "and a second line",)
+    entry.previous_id = (("the old text, long enough that babel wraps it over more than one line of a catalog\n"
+                          "and a second line"),)
     tool._write(catalog, tmp_path / "demo.po")
     (back,) = [m for m in tool._read(tmp_path / "demo.po") if m.id]
     assert back.user_comments == [] and back.fuzzy and back.string == "旧的译文"
@@ -118,14 +120,22 @@ def _check_said_in(folder: Path) -> str:
     ).stdout
 
 
-@pytest.mark.parametrize("folder", ["zh-CN/notebooks", "zh-CN/solutions"])
-def test_a_process_started_in_a_chinese_notebook_folder_speaks_chinese(tmp_path: Path, folder: str) -> None:
-    assert _check_said_in(tmp_path / "lab" / folder).startswith("练习 00.1：尚未作答。")
+def test_a_process_started_in_a_chinese_notebook_folder_speaks_chinese(tmp_path: Path) -> None:
+    """The one real start: the language is read from the folder a new Python starts in, at import."""
+    assert _check_said_in(tmp_path / "lab" / "zh-CN" / "notebooks").startswith("练习 00.1：尚未作答。")
 
 
-@pytest.mark.parametrize("folder", ["notebooks", "solutions"])
-def test_an_english_notebook_folder_speaks_english_even_in_a_clone_under_zh_cn(tmp_path: Path, folder: str) -> None:
-    assert _check_said_in(tmp_path / "zh-CN" / "lab" / folder).startswith("Exercise 00.1: not yet answered.")
+@pytest.mark.parametrize(("folder", "said"), [
+    ("lab/zh-CN/notebooks", "练习 00.1：尚未作答。"),
+    ("lab/zh-CN/solutions", "练习 00.1：尚未作答。"),
+    ("zh-CN/lab/notebooks", "Exercise 00.1: not yet answered."),  # an English lesson in a clone kept under zh-CN
+    ("zh-CN/lab/solutions", "Exercise 00.1: not yet answered."),
+])
+def test_a_check_speaks_the_language_of_the_folder_its_kernel_started_in(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, folder: str, said: str) -> None:
+    monkeypatch.delenv("LABKIT_LANG", raising=False)
+    monkeypatch.setattr(labkit_i18n, "_STARTED_IN", folder_language(tmp_path / folder))
+    assert repr(check("00.1", TODO)).startswith(said)
 
 
 def test_the_folders_of_the_lab_have_the_language_of_their_notebooks() -> None:

@@ -1,4 +1,4 @@
-"""The host with servers nobody here wrote: `mcpServers` configs, any stdio command, a URL, and failures that explain."""
+"""The host with servers nobody here wrote: `mcpServers` configs, any stdio command, a URL; failures that explain."""
 
 from __future__ import annotations
 
@@ -86,12 +86,12 @@ def test_a_bad_config_entry_is_named(document: dict, named: str) -> None:
         specs_from_config(document)
 
 def test_a_config_file_that_is_missing_or_not_json_says_so(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="no MCP config file"):
+    with pytest.raises(FileNotFoundError, match=r"no MCP config file"):
         load_config(tmp_path / "absent.json")
     (tmp_path / "bad.json").write_text("{mcpServers:", encoding="utf-8")
-    with pytest.raises(ValueError, match="bad.json is not valid JSON"):
+    with pytest.raises(ValueError, match=r"bad.json is not valid JSON"):
         load_config(tmp_path / "bad.json")
 
 def test_a_transport_that_does_not_exist_lists_the_ones_that_do() -> None:
-    with pytest.raises(ValueError, match="transport must be one of stdio, http, sse, not 'htp'"):
+    with pytest.raises(ValueError, match=r"transport must be one of stdio, http, sse, not 'htp'"):
         ServerSpec("charts", transport="htp")

@@ -205,7 +205,7 @@ def test_call_spans_pair_requests_and_responses_and_overlap_saving_reads_them():
 
 @asynccontextmanager
 async def _no_frames() -> AsyncIterator[tuple[Any, Any]]:
-    send, receive = anyio.create_memory_object_stream(1)
+    send, receive = anyio.create_memory_object_stream[Any](1)
     async with send, receive:
         yield receive, send
 

@@ -93,12 +93,12 @@ class ServerPool:
 
     def _timed_out(self, servers: list[str], since: int) -> ServerStartError:
         """The first server still waiting, and for what: its request without a reply (initialize, tools/list...)."""
-        unanswered: dict[tuple[str, Any], str] = {}
+        unanswered: dict[tuple[Any, Any], Any] = {}
         for event in list(self.trace)[since:]:
             key = (event.meta.get("server"), event.ref)
             if event.kind == "jsonrpc.request" and event.src == "client":
                 unanswered[key] = event.meta.get("method")
-            elif event.kind in ("jsonrpc.response", "jsonrpc.error") and event.src == "server":
+            elif event.kind in ("jsonrpc.response", "jsonrpc.error") and event.dst == "client":
                 unanswered.pop(key, None)
         waiting = {server: method for (server, _), method in unanswered.items()}
         server = next((s for s in servers if s in waiting or not self._connections[s].is_open), servers[-1])

@@ -24,6 +24,7 @@ from ._context import block_text, follow_links
 from ._conversation import ToolCall, ToolResult
 from ._gate import GatePolicy, check_call
 from ._guards import Guard
+from ._http_record import refusal_in
 from ._message_limit import MAX_RESULT_BYTES_ENV
 from ._pool import HOST_SERVER, Route, ServerPool
 from ._sanitise import sanitise_data
@@ -34,7 +35,8 @@ __all__ = ["ToolRouter", "result_as_data", "truncate"]
 def result_as_data(result: CallToolResult, linked: dict[str, str] | None = None) -> str:
     """What the model is shown of a tool result: its structured data as JSON when there is any,
     else every content block: text, embedded resources' text, the text of linked resources the host followed
-    (`linked`, by URI); every string sanitised (no escape sequences or invisible controls); images named, not inlined (notebook 02)."""
+    (`linked`, by URI); every string sanitised (no escape sequences or invisible controls); images named, not
+    inlined (notebook 02)."""
     if result.structured_content is not None and not result.is_error:
         return json.dumps(sanitise_data(result.structured_content), ensure_ascii=False)
     parts = [block_text(block, linked or {}) for block in result.content]
@@ -80,8 +82,7 @@ class ToolRouter:
             "host", "host", "host.gate", _("gate {name}: {summary}").format(
                 name=call.name, summary=decision.summary), ref=call.id, name=call.name,
             payload={"server": route.server, "arguments": self._redacted(arguments), "reasons": list(decision.reasons)},
-            outcome=decision.outcome, by=decision.by,
-            **({"ignored": list(decision.ignored_fields)} if decision.ignored_fields else {}),
+            outcome=decision.outcome, by=decision.by, **_ignored(decision.ignored_fields),
         )
         if not decision.allowed:
             return self._refuse(call, route, decision.outcome, "; ".join(decision.reasons), arguments)
@@ -181,6 +182,12 @@ class ToolRouter:
         # The model cannot repair a protocol error, so it gets the host's account, not the JSON-RPC error.
         if error.error.code == CONNECTION_CLOSED:
             return await self._restarted(name, route)
+        refusal = refusal_in(self.trace.events[mark:], route.server)
+        if refusal is not None:
+            challenge = refusal.payload["headers"].get("www-authenticate") or _("no WWW-Authenticate header")
+            return _("The host could not run {name}: the {server} server answered HTTP {status} ({challenge}); the "
+                     "host has no credentials it accepts, so the call did not reach the tool.").format(
+                         name=name, server=route.server, status=refusal.payload["status"], challenge=challenge)
         needed = unserved_capability(self.trace.events[mark:], route.server, error.error.model_dump(by_alias=True),
                                      self.offered)
         if needed is not None:
@@ -188,8 +195,8 @@ class ToolRouter:
                      "capability this host does not offer, so the call could not go on.").format(
                          name=name, server=route.server, capability=needed)
         if error.error.message.startswith("Unknown tool"):
-            return f"The host could not run {name}: no server offers a tool by that name. " \
-                   f"Tools you can use: {', '.join(self.pool.names)}."
+            return (f"The host could not run {name}: no server offers a tool by that name. "
+                    f"Tools you can use: {', '.join(self.pool.names)}.")
         return f"The host could not run {name}: the server refused the request, and the host has dealt with it."
 
     async def _restarted(self, name: str, route: Route) -> str:
@@ -219,3 +226,8 @@ class ToolRouter:
         self.audit.add(AuditEntry(self.trace.round, route.server, call.name, argument_hash(arguments), decision,
                                   outcome, latency))
         return result
+
+
+def _ignored(fields: Sequence[str]) -> dict[str, Any]:
+    """The meta key naming the fields a gate ignored, present only when it ignored some."""
+    return {"ignored": list(fields)} if fields else {}

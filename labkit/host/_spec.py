@@ -131,5 +131,5 @@ def _installed(command: str) -> str:
 
 
 def _module(server: str) -> str:
-    """`logs` means the lab's `servers.logs`, `untrusted.docs` its `servers.untrusted.docs`; other dotted names are modules."""
+    """`logs` is `servers.logs`, `untrusted.docs` its `servers.untrusted.docs`; other dotted names, modules."""
     return f"servers.{server}" if "." not in server or server.split(".")[0] in ("untrusted", "attacks") else server

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from ..errors import LabError
+
 __all__ = ["ServerStartError", "StartRecord"]
 
 _TAIL_LINES = 12
@@ -26,7 +28,7 @@ class StartRecord:
     errlog: IO[str]
 
     def status(self, wait_s: float = _STATUS_WAIT_S) -> dict[str, Any] | None:
-        """The supervisor's note (`started`, `returncode` or `error`, and `cut`), waiting briefly for it to be written."""
+        """The supervisor's note (`started`, `returncode` or `error`, and `cut`), waiting briefly for it."""
         deadline = time.monotonic() + wait_s
         while True:
             try:
@@ -51,7 +53,7 @@ def stderr_tail(errlog: IO[str]) -> str:
     return "\n".join(lines[-_TAIL_LINES:])
 
 
-class ServerStartError(RuntimeError):
+class ServerStartError(LabError, RuntimeError):
     """The server named in `server` could not be started or stopped before it answered (notebook 02).
 
     `command`, `returncode` (None if it never ran or is still running), `stage` and `stderr` say why;

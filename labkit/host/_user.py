@@ -102,7 +102,7 @@ def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor
                 answer.set_result(given)
 
         submit.on_click(on_submit)
-        decline.on_click(lambda _button: answer.done() or answer.set_result(None))
+        decline.on_click(lambda _button: None if answer.done() else answer.set_result(None))
         # No "never drawn" cut-off: JupyterLab draws a cell's output only when it scrolls near it.
         waited = await shown.wait(answer, timeout)
         result = answer.result() if waited is Waited.ANSWERED else None
@@ -134,7 +134,7 @@ def scripted_form(answers: dict[str, Any], *, say: bool = False) -> Elicitor:
 
     async def fill(message: str, schema: dict[str, Any]) -> dict[str, Any]:
         if say:
-            print(_("[scripted user] {message!r} -> {answers}").format(message=message, answers=answers))
+            print(_("[scripted user] {message!r} -> {answers}").format(message=message, answers=answers))  # noqa: T201 - the scripted user says what it answered
         return dict(answers)
 
     return fill

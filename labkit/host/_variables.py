@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._i18n import _
+from ..errors import ConfigError
 
 __all__ = ["ConfigError", "Variables", "input_ids"]
 
@@ -18,10 +19,6 @@ _ENV = re.compile(rf"env:({_NAME})")
 _BARE = re.compile(rf"({_NAME})")
 _DEFAULTED = re.compile(rf"({_NAME}):-(.*)", re.DOTALL)
 _INPUT = re.compile(r"input:([^\s:]+)")
-
-
-class ConfigError(ValueError):
-    """A config the host cannot use as written; the message names the file, the server and the cause (notebook 08)."""
 
 
 @dataclass(frozen=True)

@@ -172,8 +172,8 @@ class ApprovalDesk:
             form.close(html.escape(f"{line} {if_yes}" if approved and if_yes else line))
             return approved, reason, "scripted user"
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        approve.on_click(lambda _button: answer.done() or answer.set_result(True))
-        refuse.on_click(lambda _button: answer.done() or answer.set_result(False))
+        approve.on_click(lambda _button: None if answer.done() else answer.set_result(True))
+        refuse.on_click(lambda _button: None if answer.done() else answer.set_result(False))
         waited = await form.wait(answer, self.timeout)
         clicked = waited is Waited.ANSWERED and answer.result()
         form.close(html.escape((if_yes or _("approved")) if clicked else _("refused")))

@@ -59,7 +59,7 @@ class HintsGuard(Guard):
 
 
 class PathGuard(Guard):
-    """Refuses path arguments that leave the workspace: `~`, absolute paths elsewhere, `..` out, links out (notebook 07).
+    """Refuses path arguments that leave the workspace: `~`, absolute paths elsewhere, `..`, links out (notebook 07).
 
     Both sides are resolved (`realpath`) before they are compared, so a link inside the workspace
     that points outside it leads outside.

@@ -54,6 +54,8 @@ class Kind(StrEnum):
     SERVER_RENDER = "server.render"
     SERVER_RECEIVED = "server.received"
     SYSTEM_ANSWER = "system.answer"
+    AUTH_CONSENT = "auth.consent"
+    AUTH_REDIRECT = "auth.redirect"
 
 
 _MEANINGS: dict[Kind, str] = {
@@ -98,6 +100,8 @@ _MEANINGS: dict[Kind, str] = {
     Kind.SERVER_RENDER: N_("a server drew a chart"),
     Kind.SERVER_RECEIVED: N_("what an untrusted server received (ground truth)"),
     Kind.SYSTEM_ANSWER: N_("the business system's answer"),
+    Kind.AUTH_CONSENT: N_("the user's browser on the authorization server's consent page"),
+    Kind.AUTH_REDIRECT: N_("the authorization server sends the browser back to the host, with a code or a refusal"),
 }
 
 

@@ -12,7 +12,9 @@ import anyio
 from mcp.client._transport import Transport, TransportStreams
 from mcp.shared.message import SessionMessage
 
-from ._events import Trace, by_reference
+from labkit._i18n import _
+
+from ._events import Actor, Trace, by_reference
 from ._summaries import frame_kind, summarise_frame
 
 __all__ = ["TappedTransport", "frame_payload"]
@@ -34,13 +36,16 @@ class TappedTransport:
     those events are recorded just before the server's next frame, which they preceded.
     """
 
-    def __init__(self, inner: Transport, trace: Trace, *, server: str, server_events: Path | None = None) -> None:
+    def __init__(self, inner: Transport, trace: Trace, *, server: str, server_events: Path | None = None,
+                 made_up: dict[Any, int] | None = None) -> None:
         self._inner = inner
+        self.made_up = made_up if made_up is not None else {}
+        """Request ids whose error reply the SDK's client makes up itself (from an HTTP status), not the server."""
         self.trace = trace
         self.server = server
         self.server_events = server_events
         self.era: str | None = None
-        self._pending: dict[tuple[str, Any], tuple[str, str | None]] = {}
+        self._pending: dict[tuple[str, Any], tuple[str | None, str | None]] = {}
         # The server's events file, held open once it exists: a frame costs one read, not a stat, an open and a seek.
         self._events: BinaryIO | None = None
         self._unfinished = b""  # a line the server has not finished writing yet
@@ -50,7 +55,7 @@ class TappedTransport:
         # A restarted server appends to the same file: what an earlier connection recorded is not news.
         if self._open_events():
             self._events.seek(0, os.SEEK_END)  # type: ignore[union-attr]
-        return _TapRead(read, self), _TapWrite(write, self)
+        return _TapRead(read, self), _TapWrite(write, self)  # type: ignore[return-value]  # the streams' protocol
 
     async def __aexit__(
         self,
@@ -69,7 +74,7 @@ class TappedTransport:
         """Record one frame; a failure to record is itself recorded, never raised into the SDK."""
         try:
             self._record_frame(outgoing, message)
-        except Exception as exc:  # the tap must not change what the SDK sees
+        except Exception as exc:  # noqa: BLE001 - the tap must not change what the SDK sees
             self.record_failure("tap.error", f"could not record a frame: {type(exc).__name__}: {exc}")
 
     def _record_frame(self, outgoing: bool, message: SessionMessage) -> None:
@@ -86,8 +91,15 @@ class TappedTransport:
         elif kind in ("jsonrpc.response", "jsonrpc.error"):
             requester = "server" if outgoing else "client"
             method, name = self._pending.pop((requester, frame_id), (None, None))
-        src, dst = ("client", "server") if outgoing else ("server", "client")
+        src: Actor = "client" if outgoing else "server"
+        dst: Actor = "server" if outgoing else "client"
         summary = summarise_frame(payload, method)
+        made_up = self.made_up.pop(frame_id, None) if kind == "jsonrpc.error" and not outgoing else None
+        if made_up is not None:
+            # The server sent HTTP, not this JSON-RPC error: the SDK's client wrote it, so it is the client's frame.
+            src = "client"
+            summary = _("{summary} (made up by the SDK's client from HTTP {status}; the server sent no JSON-RPC)"
+                        ).format(summary=summary, status=made_up)
         kept, refs = by_reference(payload)  # a 64 MiB result is not held twice (the SDK has it)
         self.trace.record(
             src,
@@ -101,6 +113,7 @@ class TappedTransport:
             era=self.era,
             method=method,
             payload_refs=refs or None,
+            **({"made_up_from": made_up} if made_up is not None else {}),
         )
 
     def record_server_events(self) -> None:

@@ -1,4 +1,4 @@
-"""The real-browser fixtures: a private JupyterLab on 127.0.0.1, Debian's Chromium behind a network guard, a memory probe."""
+"""Real-browser fixtures: a private JupyterLab on 127.0.0.1, Debian's Chromium behind a network guard, memory probe."""
 
 from __future__ import annotations
 
@@ -127,7 +127,7 @@ def page(lab: Lab, guard: Guard, tmp_path: Path, request: pytest.FixtureRequest)
         def route(route) -> None:
             target = route.request.url
             guard.seen.append(target)
-            if target.startswith(guard.allowed_prefix) or target.startswith(("data:", "blob:")):
+            if target.startswith((guard.allowed_prefix, "data:", "blob:")):
                 route.continue_()
             else:
                 guard.blocked.append(target)
@@ -167,7 +167,7 @@ class MemoryProbe(threading.Thread):
     def run(self) -> None:
         while not self._done.is_set():
             tree = _children()
-            kernels = [pid for pid in tree.get(self.server_pid, [])]
+            kernels = list(tree.get(self.server_pid, []))
             pids = [pid for kernel in kernels for pid in _descendants(tree, kernel)]
             rss = sum(_kib(pid, "status", "VmRSS:") for pid in pids)
             if rss > self.peak_rss:

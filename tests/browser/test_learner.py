@@ -1,4 +1,4 @@
-"""A learner in JupyterLab: Run All with nobody scripted, find each form where one looks, answer it, read the diagrams."""
+"""A learner in JupyterLab: Run All, nobody scripted; find each form where one looks, answer it, read the diagrams."""
 
 from __future__ import annotations
 
