@@ -7,7 +7,8 @@ import inspect
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from mcp.server.caching import CacheHint
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer, RequestStateSecurity
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INVALID_PARAMS,
@@ -27,6 +29,8 @@ from mcp_types import (
     TextContent,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from servers.systems._sqlite import StoreUnavailable
 
 from ._protected import RESOURCE_URL_ENV, auth_options, scoped_tools
 
@@ -41,6 +45,7 @@ __all__ = [
     "caller_name",
     "data_dir",
     "declares_form_elicitation",
+    "foreseen_failures",
     "missing_form_elicitation",
     "new_server",
     "run",
@@ -65,6 +70,16 @@ def data_dir() -> Path:
     folder = Path(os.environ.get(DATA_DIR_ENV) or _REPO_ROOT / "data")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+@contextmanager
+def foreseen_failures() -> Iterator[None]:
+    """A business system the server cannot read (damaged, locked, on a full disk) as a ToolError in plain words: the
+    model and the learner read why, instead of the SDK's bare "Error executing tool" for a crash."""
+    try:
+        yield
+    except StoreUnavailable as error:
+        raise ToolError(str(error)) from None
 
 
 def caller_name(ctx: Context) -> str:

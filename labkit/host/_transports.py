@@ -20,7 +20,9 @@ from ..trace import TappedTransport, Trace
 from ._http_record import HttpRecorder
 from ._jsonschema import import_jsonschema_in_background
 from ._launch import stdio_params
+from ._loopback import DIRECT_TO_LOOPBACK
 from ._message_limit import ServerMessageTooLarge
+from ._server_output import naming_stray_lines
 from ._spec import ServerSpec
 from ._start_errors import ServerStartError, StartRecord
 from ._tempdirs import LabTempDir
@@ -46,11 +48,13 @@ def stdio_transport(
     server exits before the session is over, a `ServerStartError` names it and shows that stderr.
     """
     spec = server if isinstance(server, ServerSpec) else ServerSpec(server, args=args, env=dict(env or {}))
-    return TappedTransport(_explained(spec, errlog), trace, server=spec.name, server_events=server_events)
+    return TappedTransport(_explained(spec, errlog, trace), trace, server=spec.name, server_events=server_events)
 
 
 @asynccontextmanager
-async def _explained(spec: ServerSpec, errlog: IO[str] | None) -> AsyncIterator[TransportStreams]:
+async def _explained(
+    spec: ServerSpec, errlog: IO[str] | None, trace: Trace,
+) -> AsyncIterator[TransportStreams]:
     """The SDK's stdio client; a server that died, or that its supervisor ended, becomes an error that says why."""
     with ExitStack() as files:
         log = errlog if errlog is not None else files.enter_context(tempfile.TemporaryFile(mode="w+"))
@@ -59,8 +63,9 @@ async def _explained(spec: ServerSpec, errlog: IO[str] | None) -> AsyncIterator[
         record = StartRecord(spec.name, spec.describe(), folder.path / "status.json", log)
         import_jsonschema_in_background()
         try:
-            async with stdio_client(stdio_params(spec, record=record), errlog=cast(TextIO, log)) as streams:
-                yield streams
+            with naming_stray_lines(trace, spec.name):
+                async with stdio_client(stdio_params(spec, record=record), errlog=cast(TextIO, log)) as streams:
+                    yield streams
         except Exception as error:
             status = record.status() if _connection_closed(error) else None
             if status is None:
@@ -96,6 +101,7 @@ def http_transport(
         headers=dict(headers or {}),
         auth=auth,
         timeout=httpx2.Timeout(30.0, read=300.0),
+        mounts=DIRECT_TO_LOOPBACK,
         event_hooks=recorder.hooks(),
     )
     return TappedTransport(_owned_http(url, http), trace, server=server, server_events=server_events,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 
+from .._time_limits import scaled
 from .._warm import SERVERS_FIRST, SERVERS_WHEN_IDLE, WARM_START_ENV, WarmPython, lent_to_us, servers_env, warm_starts
 
 __all__ = ["WARM_START_ENV", "warm_python_pid", "warm_socket"]
@@ -19,9 +20,9 @@ class _HostsWarmPython:
         self.owner, self.pythonpath = os.getpid(), pythonpath
         self.python = WarmPython(SERVERS_FIRST, SERVERS_WHEN_IDLE, env={**servers_env(os.environ),
                                  "PYTHONPATH": pythonpath}, cwd=pythonpath)
-        if not self.python.ready(_READY_TIMEOUT_S):
+        if not self.python.ready(scaled(_READY_TIMEOUT_S)):
             self.python.stop()
-            raise OSError(f"the warm Python was not ready within {_READY_TIMEOUT_S:.0f} s")
+            raise OSError(f"the warm Python was not ready within {scaled(_READY_TIMEOUT_S):.0f} s")
         # Reaped the moment it ends: a kernel shutting down signals its children and waits while any is left, and
         # an unreaped (zombie) child is still one; jupyter_client then waited 2.5 s and sent the kernel SIGTERM.
         threading.Thread(target=self.python.process.wait, name="labkit-warm-python-reaper", daemon=True).start()
