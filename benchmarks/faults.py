@@ -66,11 +66,11 @@ def outcome_of(replay: Replay) -> str:
     if replay.error is not None:
         return _first_line(replay.error)
     if replay.returncode is not None:
-        stderr = replay.stderr.strip().splitlines()
+        lines = replay.stderr.strip().splitlines()
+        said = f", stderr: {lines[-1]}" if lines else ", stderr empty"
         if replay.stdout:  # a CLI run: whether it printed its table, and what it said on stderr
-            said = f", stderr: {stderr[-1]}" if stderr else ", stderr empty"
             return _shown(f"exit {replay.returncode}, {len(replay.stdout.splitlines())} lines on stdout{said}")
-        return f"exit {replay.returncode}" + (f", stderr: {stderr[-1]}" if stderr else ", stderr empty")
+        return f"exit {replay.returncode}{said}"
     shown = [e.summary for e in replay.trace.of_kind("server.stderr")] + [
         e.summary for e in replay.trace.of_kind("host.note") if isinstance(e.payload, dict) and "fix" in e.payload]
     results = [r for r in replay.results if r.is_error] or replay.results

@@ -46,7 +46,7 @@ class Forked:
         return self._status(block=False)
 
     def wait(self, timeout: float | None = None) -> int:
-        watched = self._pidfd if self._adopted else self.connection
+        watched = self._pidfd if self._adopted and self._pidfd is not None else self.connection
         if self.returncode is None and not select.select([watched], [], [], timeout)[0]:
             raise subprocess.TimeoutExpired([str(self.pid)], timeout or 0)
         return self._status(block=True)  # type: ignore[return-value]
@@ -63,7 +63,7 @@ class Forked:
         self.send_signal(signal.SIGKILL)
 
     def _status(self, block: bool) -> int | None:
-        if self.returncode is None and self._adopted:
+        if self.returncode is None and self._adopted and self._pidfd is not None:  # adopted: watched by its pidfd
             if select.select([self._pidfd], [], [], None if block else 0)[0]:
                 self.returncode = _ADOPTED_EXIT
         elif self.returncode is None:
