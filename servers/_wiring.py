@@ -122,9 +122,12 @@ def missing_form_elicitation(question: str) -> MCPError:
     )
 
 
-def new_server(name: str, instructions: str) -> MCPServer:
+def new_server(name: str, instructions: str, *, tools_change: bool = False) -> MCPServer:
     """An `MCPServer` with the lab's policies: the spec's error codes, cacheable tool lists, WARNING logs,
     shared sealing keys, and no list-change subscriptions (the lists never change, so none are promised).
+
+    A server whose tools do change (`tools_change=True`) offers `subscriptions/listen` instead, and its
+    lists are not to be cached: a client learns of a change from the listen stream, not from a timer.
     """
     server = _LabServer(
         name,
@@ -132,8 +135,8 @@ def new_server(name: str, instructions: str) -> MCPServer:
         instructions=instructions,
         log_level="WARNING",
         request_state_security=_request_state_security(),
-        cache_hints={"tools/list": CacheHint(ttl_ms=TOOLS_LIST_TTL_MS)},
-        subscriptions=False,
+        cache_hints=None if tools_change else {"tools/list": CacheHint(ttl_ms=TOOLS_LIST_TTL_MS)},
+        subscriptions=None if tools_change else False,
         **auth_options(),
     )
     if server.settings.auth is not None:

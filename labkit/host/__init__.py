@@ -10,7 +10,7 @@ This wing imports `labkit.trace` only: never the simulator, never the lab's serv
 from ._audit import AuditEntry, AuditLog, argument_hash
 from ._config import CONFIG_KEYS, ConfigError, McpConfig, load_config, read_config, specs_from_config
 from ._connector import ERAS, HOST_INFO, Elicitor
-from ._conversation import Conversation, ToolCall, ToolResult, Turn
+from ._conversation import THINKING_BUDGET, Conversation, ToolCall, ToolResult, Turn
 from ._gate import Approver, GateDecision, GatePolicy, check_call, deny_all, needs_approval
 from ._guards import Guard, LocalTool, LocalToolResult
 from ._host import Asker, Host, RunResult, lab_workspace
@@ -24,6 +24,7 @@ from ._network_env import network_env
 from ._pool import HOST_SERVER, Route, ServerPool
 from ._ports import free_port
 from ._progress import Progress, progress
+from ._progress_updates import ProgressUpdates
 from ._provider_names import NameMap, provider_name
 from ._rerun import Waited, wait_for_click
 from ._waiting import WaitingForm
@@ -53,6 +54,7 @@ __all__ = [
     "MAX_RESULT_BYTES_ENV",
     "REPO_ROOT",
     "SCRIPTED_USER_ENV",
+    "THINKING_BUDGET",
     "TRANSPORTS",
     "WARM_START_ENV",
     "WORKDIR_ENV",
@@ -80,6 +82,7 @@ __all__ = [
     "ModelSelection",
     "NameMap",
     "Progress",
+    "ProgressUpdates",
     "Provider",
     "Route",
     "RunResult",

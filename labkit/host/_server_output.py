@@ -99,8 +99,9 @@ class _StrayLineFilter(logging.Filter):
             listener.named = True
             line = str(error.errors()[0].get("input", "")) if error.errors() else ""
             listener.trace.record("host", "user", "host.note", _(
-                "The {server} server wrote a line that is not a protocol message to its stdout: {line!r}. Over stdio, "
-                "stdout carries JSON-RPC only; the host skipped the line. Write logs to stderr: {fix}, or logging."
+                "The {server} server wrote a line that is not a protocol message to its stdout: {line!r}. "
+                "Over stdio, stdout carries JSON-RPC only; the host skipped the line. "
+                "Write logs to stderr: {fix}, or logging."
             ).format(server=listener.server, line=line[:_SHOWN_CHARS], fix=STRAY_STDOUT_FIX), server=listener.server,
                 payload={"line": line[:_SHOWN_CHARS], "fix": STRAY_STDOUT_FIX})
         return False
