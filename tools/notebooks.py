@@ -24,12 +24,13 @@ from nbclient import NotebookClient
 
 from labkit._i18n import folder_language, in_language
 from labkit._time_limits import scaled
+from labkit.host._waiting import FORM_FALLBACK
 
 _KERNEL = "python3"
 _KEEP_CELL_METADATA = ("tags",)
 _WIDGET = "application/vnd.jupyter.widget-view+json"
 # labkit's own words for a widget that shows only in JupyterLab, in the notebook's language.
-_WIDGET_TEXT = "[form: shown in JupyterLab]"
+_WIDGET_TEXT = FORM_FALLBACK
 
 
 def execute(path: Path) -> float:

@@ -27,6 +27,7 @@ from ._progress import Progress, progress
 from ._progress_updates import ProgressUpdates
 from ._provider_names import NameMap, provider_name
 from ._rerun import Waited, wait_for_click
+from ._waiting import WaitingForm
 from ._router import ToolRouter, result_as_data, truncate
 from ._sandbox import Confinement, confinement, sandboxed
 from ._schema_refs import outside_references, schema_problems
@@ -95,6 +96,7 @@ __all__ = [
     "ToolRouter",
     "Turn",
     "Waited",
+    "WaitingForm",
     "argument_hash",
     "check_call",
     "confinement",

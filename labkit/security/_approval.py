@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from labkit._i18n import _
 
-from ..host import Waited, argument_hash, scripted_user_active, wait_for_click
+from ..host import Waited, WaitingForm, argument_hash, scripted_user_active
 from ..trace import Trace
 from ._hidden import count_hidden, reveal
 from ._scanner import POWER_NAME
@@ -157,28 +157,26 @@ class ApprovalDesk:
     async def _ask_widget(self, server: str, tool: str, shown: str, approved: bool, reason: str,
                           if_yes: str) -> tuple[bool, str, str]:
         import ipywidgets as widgets
-        from IPython.display import display
 
         approve = widgets.Button(description=_("Approve"), button_style="success")
         refuse = widgets.Button(description=_("Refuse"))
-        status = widgets.Label(value=_("waiting for your answer"))
+        status = widgets.HTML(value=_("◷ waiting for your answer"))
         question = widgets.HTML(_("<b>Approve this call?</b> {tool} on {server}<pre>{arguments}</pre>").format(
             tool=html.escape(tool), server=html.escape(server), arguments=html.escape(shown)))
-        display(widgets.VBox([question, widgets.HBox([approve, refuse]), status]))
+        form = WaitingForm(widgets.VBox([question, widgets.HBox([approve, refuse]), status]), status,
+                           (approve, refuse))
+        form.show(live=not _nobody_can_click())
         if _nobody_can_click():
-            status.value = _("answered by the scripted user (CI): {answer} ({reason})").format(
+            line = _("answered by the scripted user (CI): {answer} ({reason})").format(
                 answer=_("approved") if approved else _("refused"), reason=reason)
-            if approved and if_yes:
-                status.value += f" {if_yes}"
+            form.close(html.escape(f"{line} {if_yes}" if approved and if_yes else line))
             return approved, reason, "scripted user"
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        approve.on_click(lambda _: None if answer.done() else answer.set_result(True))
-        refuse.on_click(lambda _: None if answer.done() else answer.set_result(False))
-        waited = await wait_for_click(answer, self.timeout)
+        approve.on_click(lambda _button: None if answer.done() else answer.set_result(True))
+        refuse.on_click(lambda _button: None if answer.done() else answer.set_result(False))
+        waited = await form.wait(answer, self.timeout)
         clicked = waited is Waited.ANSWERED and answer.result()
-        for button in (approve, refuse):
-            button.disabled = True
-        status.value = (if_yes or "approved") if clicked else "refused"
+        form.close(html.escape((if_yes or _("approved")) if clicked else _("refused")))
         why = {Waited.ANSWERED: _("your click"), Waited.TIMED_OUT: _("no answer in time"),
                Waited.RUN_AGAIN: _("its cell was run again while it waited")}[waited]
         return clicked, why, "person"

@@ -81,6 +81,8 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         JUPYTER_CONFIG_DIR=str(dirs["config"]), JUPYTER_DATA_DIR=str(dirs["data"]),
         JUPYTER_RUNTIME_DIR=str(dirs["runtime"]), JUPYTERLAB_SETTINGS_DIR=str(dirs["settings"]),
         JUPYTERLAB_WORKSPACES_DIR=str(dirs["workspaces"]), LABKIT_DATA_DIR=str(home / "labkit-data"),
+        # matplotlib's font list of its own: one cached before .ci/chromium.sh installed the CJK fonts lacks them
+        MPLCONFIGDIR=str(home / "matplotlib"),
     )
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
