@@ -41,8 +41,9 @@ def measure_faults(settle_s: float = _SETTLE_S) -> dict[str, Any]:
                 replay, outcome = Replay(), f"CASE FAILED: {_first_line(error)}"
             seconds = time.monotonic() - started
         left = _left(before, replay.servers, settle_s)
-        cases.append({"case": name, "outcome": outcome, "seconds": round(seconds, 2), "processes_left": len(left),
-                      "left": left})
+        cases.append(
+            {"case": name, "outcome": outcome, "seconds": round(seconds, 2), "processes_left": len(left), "left": left}
+        )
     return {"cases": cases, "load_average_1_5_15": [round(x, 2) for x in os.getloadavg()]}
 
 
@@ -72,7 +73,8 @@ def outcome_of(replay: Replay) -> str:
             return _shown(f"exit {replay.returncode}, {len(replay.stdout.splitlines())} lines on stdout{said}")
         return f"exit {replay.returncode}{said}"
     shown = [e.summary for e in replay.trace.of_kind("server.stderr")] + [
-        e.summary for e in replay.trace.of_kind("host.note") if isinstance(e.payload, dict) and "fix" in e.payload]
+        e.summary for e in replay.trace.of_kind("host.note") if isinstance(e.payload, dict) and "fix" in e.payload
+    ]
     results = [r for r in replay.results if r.is_error] or replay.results
     restarts = len(replay.trace.of_kind("host.restart"))
     if not results:
@@ -90,7 +92,7 @@ def _first_line(error: BaseException) -> str:
 
 
 def _shown(text: str) -> str:
-    return text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS - 1] + "…"
+    return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
 
 
 def _left(before: set[int], servers: list[int], settle_s: float) -> dict[int, str]:

@@ -49,26 +49,34 @@ def main(argv: list[str] | None = None) -> int:
     run = commands.add_parser("run", help=_("run a scenario against the real servers"))
     run.add_argument("scenario", choices=SCENARIO_NAMES)
     run.add_argument("--era", choices=sorted(ERAS), default="2026-07-28", help=_("MCP protocol era"))
-    run.add_argument("--api", choices=["anthropic", "chat", "responses"],
-                     help=_("model API (default: the one LABKIT_MODEL's provider speaks, else anthropic)"))
+    run.add_argument(
+        "--api",
+        choices=["anthropic", "chat", "responses"],
+        help=_("model API (default: the one LABKIT_MODEL's provider speaks, else anthropic)"),
+    )
     run.add_argument("--http", action="store_true", help=_("reach the servers over Streamable HTTP, not stdio"))
     run.add_argument("--json", action="store_true", help=_("print one JSON object instead of tables"))
     run.add_argument("--out", type=Path, default=Path("out"), help=_("folder for the diagram files (default: out)"))
     options = parser.parse_args(argv)
     if options.out.exists() and not options.out.is_dir():
-        parser.error(_("--out {out} is a file: name a folder for the diagram files (created if missing)").format(
-            out=options.out))
+        parser.error(
+            _("--out {out} is a file: name a folder for the diagram files (created if missing)").format(out=options.out)
+        )
     try:
         options.api = _api_for_the_model(options.api)
     except ValueError as error:
         parser.error(str(error))
     if (stuck := unwritable(data_folder())) is not None:
-        message = _("labkit: the lab's data folder {folder} cannot be written ({stuck} is read-only or not yours): "
-                    "set {variable} to a folder you can write, e.g. {variable}=$(mktemp -d)")
+        message = _(
+            "labkit: the lab's data folder {folder} cannot be written ({stuck} is read-only or not yours): "
+            "set {variable} to a folder you can write, e.g. {variable}=$(mktemp -d)"
+        )
         parser.exit(2, message.format(folder=data_folder(), stuck=stuck, variable=DATA_DIR_ENV) + "\n")
     if not options.json and (stuck := unwritable(options.out)) is not None:
-        warning = _("labkit: {out} cannot be written ({stuck} is read-only or not yours): the tables are printed, the "
-                    "diagram is not saved; name another folder with --out")
+        warning = _(
+            "labkit: {out} cannot be written ({stuck} is read-only or not yours): the tables are printed, the "
+            "diagram is not saved; name another folder with --out"
+        )
         print(warning.format(out=options.out, stuck=stuck), file=sys.stderr)
         options.out = None
     try:
@@ -99,10 +107,18 @@ def _api_for_the_model(asked: str | None) -> str:
     if asked is None:
         return speaks[0]
     if selection.live and asked not in speaks:
-        raise ValueError(_("{variable}={value} picks the {provider} provider, which --api {asked} cannot reach: "
-                           "use --api {speaks}, or unset {variable}").format(
-            variable=ENV_VAR, value=os.environ[ENV_VAR], provider=selection.provider, asked=asked,
-            speaks=" or --api ".join(speaks)))
+        raise ValueError(
+            _(
+                "{variable}={value} picks the {provider} provider, which --api {asked} cannot reach: "
+                "use --api {speaks}, or unset {variable}"
+            ).format(
+                variable=ENV_VAR,
+                value=os.environ[ENV_VAR],
+                provider=selection.provider,
+                asked=asked,
+                speaks=" or --api ".join(speaks),
+            )
+        )
     return asked
 
 
@@ -145,16 +161,22 @@ async def _run(options: argparse.Namespace) -> bool:
         print(json.dumps(outcome.as_json(), ensure_ascii=False))
         return outcome.result.delivered
     source = _("simulated") if outcome.model == SIMULATED_MODEL else _("from {variable}").format(variable=ENV_VAR)
-    print(_("scenario {scenario} · era {era} · {api} API · model {model} ({source})").format(
-        scenario=outcome.scenario, era=outcome.era, api=options.api, model=outcome.model, source=source))
+    print(
+        _("scenario {scenario} · era {era} · {api} API · model {model} ({source})").format(
+            scenario=outcome.scenario, era=outcome.era, api=options.api, model=outcome.model, source=source
+        )
+    )
     print(table(outcome.trace).to_string(max_colwidth=70))
     print()
     print(steps_table(outcome.steps).to_string(max_colwidth=90))
     print()
     counts = ", ".join(f"{actor} {n}" for actor, n in outcome.counts.items())
     print(_("{n} steps: {counts}").format(n=len(outcome.steps), counts=counts))
-    print(_("result: {reason} after {rounds} model round(s), {seconds:.2f} s").format(
-        reason=outcome.result.reason, rounds=outcome.result.rounds, seconds=outcome.seconds))
+    print(
+        _("result: {reason} after {rounds} model round(s), {seconds:.2f} s").format(
+            reason=outcome.result.reason, rounds=outcome.result.rounds, seconds=outcome.seconds
+        )
+    )
     if options.out is not None:
         stem = options.out / f"{options.scenario}-{options.era}"
         stem.parent.mkdir(parents=True, exist_ok=True)

@@ -37,7 +37,7 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
         def get(self, path: str) -> None:
             lab = next(iter(serverapp.extension_manager.extension_apps.get("jupyterlab", ())), None)
             if lab is not None:
-                choose_language(Path(lab.user_settings_dir), folder_language(PurePosixPath(path).parent))
+                choose_language(Path(lab.user_settings_dir), folder_language(Path(PurePosixPath(path).parent)))
             self.redirect(url_path_join(self.base_url, "lab", "tree", path))
 
     route = url_path_join(serverapp.web_app.settings["base_url"], "labkit", "open", "(.*)")

@@ -35,9 +35,15 @@ class IntrospectionVerifier:
             answer = (await http.post(f"{self.issuer}/introspect", data={"token": token})).json()
         if not answer.get("active"):
             return None
-        return AccessToken(token=token, client_id=answer["client_id"], scopes=answer.get("scope", "").split(),
-                           expires_at=answer.get("exp"), resource=answer.get("aud"), subject=answer.get("sub"),
-                           claims={"iss": answer.get("iss")})
+        return AccessToken(
+            token=token,
+            client_id=answer["client_id"],
+            scopes=answer.get("scope", "").split(),
+            expires_at=answer.get("exp"),
+            resource=answer.get("aud"),
+            subject=answer.get("sub"),
+            claims={"iss": answer.get("iss")},
+        )
 
 
 def auth_options() -> dict[str, Any]:
@@ -48,8 +54,9 @@ def auth_options() -> dict[str, Any]:
     if not issuer:
         return {}
     resource = os.environ[RESOURCE_URL_ENV]
-    auth = AuthSettings(issuer_url=AnyHttpUrl(issuer), resource_server_url=AnyHttpUrl(resource),
-                        validate_token_resource=True)
+    auth = AuthSettings(
+        issuer_url=AnyHttpUrl(issuer), resource_server_url=AnyHttpUrl(resource), validate_token_resource=True
+    )
     return {"auth": auth, "token_verifier": IntrospectionVerifier(issuer)}
 
 

@@ -244,7 +244,9 @@ async def _result_cap(ctx: ServerRequestContext[Any], call_next: CallNext) -> Ha
     if size <= cap:
         return result
     tool = (ctx.params or {}).get("name")
-    text = (f"The result of {tool} was {size:,} bytes, over this server's cap of {cap:,} bytes "
-            f"({MAX_RESULT_BYTES_ENV}); it was not sent. Ask for less (a narrower range, fewer rows).")
+    text = (
+        f"The result of {tool} was {size:,} bytes, over this server's cap of {cap:,} bytes "
+        f"({MAX_RESULT_BYTES_ENV}); it was not sent. Ask for less (a narrower range, fewer rows)."
+    )
     capped = CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
     return capped.model_dump(by_alias=True, mode="json", exclude_none=True)

@@ -77,35 +77,44 @@ class LabAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, Refres
             return construct_redirect_uri(redirect, error="access_denied", state=pending.params.state)
         asked = pending.params.scopes or list(USERS[user])
         code = AuthorizationCode(
-            code=secrets.token_urlsafe(32), scopes=[s for s in asked if s in USERS[user]],
-            expires_at=time.time() + 300, client_id=pending.client.client_id or "",
-            code_challenge=pending.params.code_challenge, redirect_uri=pending.params.redirect_uri,
+            code=secrets.token_urlsafe(32),
+            scopes=[s for s in asked if s in USERS[user]],
+            expires_at=time.time() + 300,
+            client_id=pending.client.client_id or "",
+            code_challenge=pending.params.code_challenge,
+            redirect_uri=pending.params.redirect_uri,
             redirect_uri_provided_explicitly=pending.params.redirect_uri_provided_explicitly,
-            resource=pending.params.resource, subject=user,
+            resource=pending.params.resource,
+            subject=user,
         )
         self.codes[code.code] = code
         return construct_redirect_uri(redirect, code=code.code, state=pending.params.state)
 
-    async def load_authorization_code(self, client: OAuthClientInformationFull,
-                                      authorization_code: str) -> AuthorizationCode | None:
+    async def load_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: str
+    ) -> AuthorizationCode | None:
         code = self.codes.get(authorization_code)
         return code if code is not None and code.client_id == client.client_id else None
 
-    async def exchange_authorization_code(self, client: OAuthClientInformationFull,
-                                          authorization_code: AuthorizationCode) -> OAuthToken:
+    async def exchange_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
+    ) -> OAuthToken:
         del self.codes[authorization_code.code]  # a code is good once
-        return self._issue(client.client_id or "", authorization_code.scopes, authorization_code.resource,
-                           authorization_code.subject)
+        return self._issue(
+            client.client_id or "", authorization_code.scopes, authorization_code.resource, authorization_code.subject
+        )
 
     async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
         token = self.refresh.get(refresh_token)
         return token if token is not None and token.client_id == client.client_id else None
 
-    async def exchange_refresh_token(self, client: OAuthClientInformationFull, refresh_token: RefreshToken,
-                                     scopes: list[str]) -> OAuthToken:
+    async def exchange_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
+    ) -> OAuthToken:
         del self.refresh[refresh_token.token]  # rotated: an old refresh token is good once
-        return self._issue(refresh_token.client_id, scopes or refresh_token.scopes, refresh_token.resource,
-                           refresh_token.subject)
+        return self._issue(
+            refresh_token.client_id, scopes or refresh_token.scopes, refresh_token.resource, refresh_token.subject
+        )
 
     async def load_access_token(self, token: str) -> AccessToken | None:
         return self.access.get(token)
@@ -117,31 +126,46 @@ class LabAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, Refres
     def _issue(self, client_id: str, scopes: list[str], resource: str | None, subject: str | None) -> OAuthToken:
         ttl = int(os.environ.get(TOKEN_TTL_ENV) or 3600)
         access, refresh = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-        self.access[access] = AccessToken(token=access, client_id=client_id, scopes=scopes,
-                                          expires_at=int(time.time()) + ttl, resource=resource, subject=subject,
-                                          claims={"iss": self.issuer})
-        self.refresh[refresh] = RefreshToken(token=refresh, client_id=client_id, scopes=scopes, resource=resource,
-                                             subject=subject)
-        return OAuthToken(access_token=access, token_type="Bearer", expires_in=ttl, scope=" ".join(scopes),
-                          refresh_token=refresh)
+        self.access[access] = AccessToken(
+            token=access,
+            client_id=client_id,
+            scopes=scopes,
+            expires_at=int(time.time()) + ttl,
+            resource=resource,
+            subject=subject,
+            claims={"iss": self.issuer},
+        )
+        self.refresh[refresh] = RefreshToken(
+            token=refresh, client_id=client_id, scopes=scopes, resource=resource, subject=subject
+        )
+        return OAuthToken(
+            access_token=access, token_type="Bearer", expires_in=ttl, scope=" ".join(scopes), refresh_token=refresh
+        )
 
     def introspect(self, token: str) -> dict[str, object]:
         """RFC 7662: what a protected server needs to decide (active, audience, scopes, expiry, who)."""
         found = self.access.get(token)
         if found is None or (found.expires_at is not None and found.expires_at < time.time()):
             return {"active": False}
-        return {"active": True, "client_id": found.client_id, "scope": " ".join(found.scopes),
-                "exp": found.expires_at, "aud": found.resource, "sub": found.subject, "iss": self.issuer,
-                "token_type": "Bearer"}
+        return {
+            "active": True,
+            "client_id": found.client_id,
+            "scope": " ".join(found.scopes),
+            "exp": found.expires_at,
+            "aud": found.resource,
+            "sub": found.subject,
+            "iss": self.issuer,
+            "token_type": "Bearer",
+        }
 
 
 def build_app(port: int) -> Starlette:
     issuer = f"http://127.0.0.1:{port}"
     provider = LabAuthProvider(issuer)
     routes = create_auth_routes(
-        provider, issuer_url=AnyHttpUrl(issuer),
-        client_registration_options=ClientRegistrationOptions(enabled=True, valid_scopes=SCOPES,
-                                                              default_scopes=SCOPES),
+        provider,
+        issuer_url=AnyHttpUrl(issuer),
+        client_registration_options=ClientRegistrationOptions(enabled=True, valid_scopes=SCOPES, default_scopes=SCOPES),
         revocation_options=RevocationOptions(enabled=True),
     )
 
@@ -158,7 +182,8 @@ def build_app(port: int) -> Starlette:
             f'<form method="post" action="/consent"><input type="hidden" name="request" '
             f'value="{html.escape(request.query_params["request"])}"><select name="user">{users}</select>'
             '<button name="decision" value="allow">Allow</button><button name="decision" value="deny">Deny'
-            "</button></form>")
+            "</button></form>"
+        )
 
     async def consent_answer(request: Request) -> Response:
         form = await request.form()
@@ -172,8 +197,11 @@ def build_app(port: int) -> Starlette:
         form = await request.form()
         return JSONResponse(provider.introspect(str(form.get("token", ""))))
 
-    routes += [Route("/consent", consent_page, methods=["GET"]), Route("/consent", consent_answer, methods=["POST"]),
-               Route("/introspect", introspect, methods=["POST"])]
+    routes += [
+        Route("/consent", consent_page, methods=["GET"]),
+        Route("/consent", consent_answer, methods=["POST"]),
+        Route("/introspect", introspect, methods=["POST"]),
+    ]
     return Starlette(routes=routes)
 
 

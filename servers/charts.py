@@ -62,8 +62,11 @@ _BAD_ANSWER = "chart not saved: the answer must pick space 'personal' or 'team'"
 
 class SpaceChoice(BaseModel):
     # Labelled as the class is made: a server's language is set once, by LABKIT_LANG, before it starts.
-    space: Space = Field(default="personal", title=_("Space"),
-                         description=_("personal: only you can see it; team: everyone on the team can"))
+    space: Space = Field(
+        default="personal",
+        title=_("Space"),
+        description=_("personal: only you can see it; team: everyone on the team can"),
+    )
 
 
 class ChartSaved(BaseModel):
@@ -94,8 +97,12 @@ def render_trend_png(service: str, points: list[HourlyCount]) -> bytes:
         axes.set_xticks(range(0, len(points), step), [point.hour[5:].replace("T", "\n") for point in points][::step])
         axes.tick_params(labelsize=7)
         end = datetime.fromisoformat(points[-1].hour) + timedelta(hours=1)
-        axes.set_title(_("{service}: errors per hour, {start} to {end}").format(
-            service=service, start=points[0].hour.replace("T", " "), end=f"{end:%Y-%m-%d %H:%M}"), fontsize=9)
+        axes.set_title(
+            _("{service}: errors per hour, {start} to {end}").format(
+                service=service, start=points[0].hour.replace("T", " "), end=f"{end:%Y-%m-%d %H:%M}"
+            ),
+            fontsize=9,
+        )
         axes.set_xlabel(_("hour starting (local time, UTC+08:00)"), fontsize=8)
         axes.set_ylabel(_("errors"), fontsize=8)
         if busiest is not None:

@@ -68,7 +68,7 @@ def build_server(step_seconds: float = 0.25) -> MCPServer:
             raise ToolError(f"unknown status {status!r}; valid statuses: {', '.join(STATUSES)}")
         found = orders.by_status(status, 50)
         size = -(-len(found) // BATCHES) or 1
-        return [found[i * size:(i + 1) * size] for i in range(BATCHES)]
+        return [found[i * size : (i + 1) * size] for i in range(BATCHES)]
 
     @mcp.tool()
     async def export_orders(status: Annotated[str, Field(description=_STATUS_HELP)], ctx: Context) -> ExportDone:
@@ -128,7 +128,8 @@ def _state(handle: str, job: _Job) -> JobState:
     if job.task is not None and job.task.done() and job.task.exception() is not None:
         job.error = str(job.task.exception())
     state: Literal["working", "completed", "failed"] = (
-        "failed" if job.error else "completed" if job.result else "working")
+        "failed" if job.error else "completed" if job.result else "working"
+    )
     return JobState(job=handle, state=state, done=job.done, total=BATCHES, result=job.result)
 
 

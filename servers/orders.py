@@ -36,6 +36,7 @@ class OrderList(BaseModel):
     count: int = Field(description="How many orders are listed")
     orders: list[Order] = Field(description="Newest first")
 
+
 _STATUS_HELP = 'One of "pending", "shipped", "delivered", "cancelled", e.g. "pending".'
 
 
@@ -62,7 +63,9 @@ def build_server() -> MCPServer:
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False))
     def query_orders(
         status: Annotated[str, Field(description=_STATUS_HELP)],
-        limit: Annotated[int, Field(description="How many orders to return, 1 to 50, e.g. 5; outside is clamped.")] = 10,
+        limit: Annotated[
+            int, Field(description="How many orders to return, 1 to 50, e.g. 5; outside is clamped.")
+        ] = 10,
     ) -> OrderList:
         """List the newest orders with a given status: order number, customer, amount and creation time.
 

@@ -40,8 +40,9 @@ def _offset(cursor: Any) -> int:
 
 
 def build_server(page_size: int = PAGE_SIZE) -> MCPServer:
-    mcp = new_server("toolbox", "Unit converters. Enable the currency pack to add currency conversion.",
-                     tools_change=True)
+    mcp = new_server(
+        "toolbox", "Unit converters. Enable the currency pack to add currency conversion.", tools_change=True
+    )
 
     async def paginate(ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
         """`tools/list` a page at a time: the cursor says where the page starts, the last page has none."""
@@ -55,7 +56,7 @@ def build_server(page_size: int = PAGE_SIZE) -> MCPServer:
         tools = result["tools"]
         if start > len(tools):
             raise MCPError(code=INVALID_PARAMS, message=f"Invalid cursor: {cursor!r}")
-        page = {**result, "tools": tools[start:start + page_size]}
+        page = {**result, "tools": tools[start : start + page_size]}
         if start + page_size < len(tools):
             page["nextCursor"] = page_cursor(start + page_size)
         return page

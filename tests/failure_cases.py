@@ -23,7 +23,12 @@ __all__ = ["CASES", "STRAY_PRINT", "busy_cpu", "hogs_on_cpu0"]
 
 LOGS_ARGS = {"service": "order-service", "since": "2026-10-29T20:00"}
 READ_LOGS = GatePolicy(auto_approve=frozenset({"query_errors", "hello", "started_with"}))
-STRAY_PRINT = ServerSpec("stray", command=sys.executable, args=("-c", textwrap.dedent("""
+STRAY_PRINT = ServerSpec(
+    "stray",
+    command=sys.executable,
+    args=(
+        "-c",
+        textwrap.dedent("""
     print("debug: starting")   # a learner's leftover print, before the server takes stdout over
     print("debug: ready")
     from mcp.server.mcpserver import MCPServer
@@ -34,15 +39,20 @@ STRAY_PRINT = ServerSpec("stray", command=sys.executable, args=("-c", textwrap.d
         return "hi"
 
     mcp.run()
-""")))
+"""),
+    ),
+)
 _HOGS = 3
 """Processes spinning on CPU 0 beside a host pinned there: each of them gets a quarter of that CPU."""
 
 
 async def tool_raises() -> Replay:
     """A tool raises a plain exception (not a ToolError): the model gets what the SDK sends, the learner the cause."""
-    return await _calls(ServerSpec("faulty"), ("raise_error", {"message": "disk full at /srv/reports"}),
-                        policy=GatePolicy(auto_approve=frozenset({"raise_error"})))
+    return await _calls(
+        ServerSpec("faulty"),
+        ("raise_error", {"message": "disk full at /srv/reports"}),
+        policy=GatePolicy(auto_approve=frozenset({"raise_error"})),
+    )
 
 
 async def stray_print() -> Replay:
@@ -69,16 +79,20 @@ _NO_PROXY_THERE = "http://127.0.0.1:9"  # the discard port: nothing listens, as 
 
 async def behind_a_proxy(transport: str) -> Replay:
     """`HTTP_PROXY`/`HTTPS_PROXY` set, as on a school network, and the lab's own server on 127.0.0.1."""
-    with _environment(HTTP_PROXY=_NO_PROXY_THERE, HTTPS_PROXY=_NO_PROXY_THERE, http_proxy=_NO_PROXY_THERE,
-                      https_proxy=_NO_PROXY_THERE):
+    with _environment(
+        HTTP_PROXY=_NO_PROXY_THERE, HTTPS_PROXY=_NO_PROXY_THERE, http_proxy=_NO_PROXY_THERE, https_proxy=_NO_PROXY_THERE
+    ):
         return await _calls(ServerSpec("logs", transport=transport), ("query_errors", LOGS_ARGS), policy=READ_LOGS)
 
 
 async def proxy_variables_passed_on() -> Replay:
     """A server given the host's `HTTP_PROXY` (as a config may give it) reports the `NO_PROXY` it was started with."""
     with _environment(HTTP_PROXY=_NO_PROXY_THERE, NO_PROXY="intranet.example"):
-        return await _calls(ServerSpec("tests.env_server", inherit=("HTTP_PROXY", "NO_PROXY")),
-                            ("started_with", {"name": "NO_PROXY"}), policy=READ_LOGS)
+        return await _calls(
+            ServerSpec("tests.env_server", inherit=("HTTP_PROXY", "NO_PROXY")),
+            ("started_with", {"name": "NO_PROXY"}),
+            policy=READ_LOGS,
+        )
 
 
 async def damaged_store(folder: Path, damage: str) -> Replay:
@@ -89,13 +103,15 @@ async def damaged_store(folder: Path, damage: str) -> Replay:
     if damage == "corrupt":
         store.write_bytes(b"these bytes are not an SQLite database\n" * 100)
     else:
-        await _calls(ServerSpec("logs", env={"LABKIT_DATA_DIR": str(folder)}), ("query_errors", LOGS_ARGS),
-                     policy=READ_LOGS)  # builds the store
+        await _calls(
+            ServerSpec("logs", env={"LABKIT_DATA_DIR": str(folder)}), ("query_errors", LOGS_ARGS), policy=READ_LOGS
+        )  # builds the store
         holder = sqlite3.connect(store, isolation_level=None)
         holder.execute("BEGIN EXCLUSIVE")
     try:
-        return await _calls(ServerSpec("logs", env={"LABKIT_DATA_DIR": str(folder)}), ("query_errors", LOGS_ARGS),
-                            policy=READ_LOGS)
+        return await _calls(
+            ServerSpec("logs", env={"LABKIT_DATA_DIR": str(folder)}), ("query_errors", LOGS_ARGS), policy=READ_LOGS
+        )
     finally:
         if holder is not None:
             holder.close()
@@ -122,8 +138,11 @@ async def learners_file_shadows_an_import(folder: Path, warm: bool) -> Replay:
     (folder / "mcp.py").write_text("# my notes on the Model Context Protocol\n")
     (folder / "server.py").write_text(_LEARNERS_SERVER)
     with _environment(LABKIT_WARM_START="1" if warm else "0"):
-        return await _calls(ServerSpec("mine", command=sys.executable, args=(str(folder / "server.py"),)),
-                            ("hello", {}), policy=READ_LOGS)
+        return await _calls(
+            ServerSpec("mine", command=sys.executable, args=(str(folder / "server.py"),)),
+            ("hello", {}),
+            policy=READ_LOGS,
+        )
 
 
 _READ_ONLY_CHECKOUT = 'mount --bind -o ro "$0" "$0" && cd "$0" && exec "$1" -m labkit run canonical'
@@ -136,8 +155,13 @@ def read_only_checkout(data_dir: Path | None) -> Replay:
     if data_dir is not None:
         data_dir.mkdir(parents=True, exist_ok=True)
         env["LABKIT_DATA_DIR"] = str(data_dir)
-    child = subprocess.run(["unshare", "--map-root-user", "--mount", "sh", "-c", _READ_ONLY_CHECKOUT, str(REPO),
-                            sys.executable], capture_output=True, text=True, env=env, timeout=600)
+    child = subprocess.run(
+        ["unshare", "--map-root-user", "--mount", "sh", "-c", _READ_ONLY_CHECKOUT, str(REPO), sys.executable],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     return Replay(returncode=child.returncode, stderr=child.stderr, stdout=child.stdout)
 
 
@@ -190,8 +214,12 @@ def busy_cpu(server: str, limit: float, **env: str) -> Replay:
     with hogs_on_cpu0():
         child = subprocess.run(
             ["taskset", "-c", "0", sys.executable, "-c", _START_ON_CPU0, str(limit), server],
-            capture_output=True, text=True, cwd=REPO, timeout=300,
-            env={**os.environ, "PYTHONPATH": str(REPO), "LABKIT_WARM_START": "0", **env})
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            timeout=300,
+            env={**os.environ, "PYTHONPATH": str(REPO), "LABKIT_WARM_START": "0", **env},
+        )
     outcome: dict[str, Any] = json.loads(child.stdout.splitlines()[-1]) if child.stdout.strip() else {}
     error = None if outcome.get("started") else RuntimeError(outcome.get("error") or child.stderr[-2000:])
     return Replay(error=error, returncode=child.returncode, stderr=child.stderr)

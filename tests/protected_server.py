@@ -24,8 +24,12 @@ class OneToken:
 
 def build_server(port: int, required_scope: str = "read") -> MCPServer:
     resource = f"http://127.0.0.1:{port}/mcp"
-    auth = AuthSettings(issuer_url=AnyHttpUrl("http://127.0.0.1:9/"), resource_server_url=AnyHttpUrl(resource),
-                        required_scopes=[required_scope], validate_token_resource=True)
+    auth = AuthSettings(
+        issuer_url=AnyHttpUrl("http://127.0.0.1:9/"),
+        resource_server_url=AnyHttpUrl(resource),
+        required_scopes=[required_scope],
+        validate_token_resource=True,
+    )
     mcp = MCPServer("protected", log_level="WARNING", auth=auth, token_verifier=OneToken(resource))
 
     @mcp.tool()

@@ -151,8 +151,13 @@ def test_a_child_that_exits_while_the_clis_servers_are_looked_for_is_skipped() -
 
 def _printed(client: Any, code: str) -> str:
     printed: list[str] = []
-    reply = client.execute_interactive(code, timeout=LIMIT, output_hook=lambda message: printed.append(
-        message["content"].get("text", "")) if message["msg_type"] == "stream" else None)
+    reply = client.execute_interactive(
+        code,
+        timeout=LIMIT,
+        output_hook=lambda message: (
+            printed.append(message["content"].get("text", "")) if message["msg_type"] == "stream" else None
+        ),
+    )
     assert reply["content"]["status"] == "ok", reply["content"]
     return "".join(printed)
 

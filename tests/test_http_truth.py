@@ -25,8 +25,9 @@ TOKEN = "let-me-in"
 def protected(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
     """The test server wanting scope `read` (the token has it) or `write` (it does not)."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, PROTECTED, "--port", str(port), "--scope", request.param],
-                               stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, PROTECTED, "--port", str(port), "--scope", request.param], stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -43,7 +44,8 @@ def protected(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
 
 @pytest.mark.parametrize("token", [None, "not-the-token"])
 async def test_a_401_is_one_error_naming_the_server_the_status_and_the_challenge(
-        protected: tuple[str, str], token: str | None) -> None:
+    protected: tuple[str, str], token: str | None
+) -> None:
     url, _scope = protected
     trace = Trace()
     headers = {"Authorization": f"Bearer {token}"} if token else {}

@@ -22,8 +22,14 @@ def button_names() -> set[str]:
             if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "Button":
                 for keyword in node.keywords:
                     value = keyword.value
-                    if (keyword.arg == "description" and isinstance(value, ast.Call) and getattr(value.func, "id", "")
-                            == "_" and value.args and isinstance(value.args[0], ast.Constant)):
+                    if (
+                        keyword.arg == "description"
+                        and isinstance(value, ast.Call)
+                        and getattr(value.func, "id", "") == "_"
+                        and value.args
+                        and isinstance(value.args[0], ast.Constant)
+                        and isinstance(value.args[0].value, str)
+                    ):
                         names.add(value.args[0].value)
     return names
 
@@ -48,6 +54,9 @@ def test_the_buttons_are_found_in_labkit_and_named_in_the_prose() -> None:
 
 
 def test_the_chinese_prose_names_each_button_as_the_chinese_button_says() -> None:
-    wrong = [(notebook, cell, name, CHINESE.gettext(name)) for notebook, cell, name, text in named_in_prose()
-             if f"**{CHINESE.gettext(name)}**" not in text or f"**{name}**" in text]
+    wrong = [
+        (notebook, cell, name, CHINESE.gettext(name))
+        for notebook, cell, name, text in named_in_prose()
+        if f"**{CHINESE.gettext(name)}**" not in text or f"**{name}**" in text
+    ]
     assert wrong == [], "(notebook, cell, English button, the button's Chinese name, missing from the prose)"

@@ -45,7 +45,7 @@ def _labkit_sentences() -> dict[str, re.Pattern[str]]:
     catalog = i18n._read(i18n.LABKIT_LOCALE / i18n.LANGUAGE / "LC_MESSAGES" / "labkit.po")
     patterns = {}
     for message in catalog:
-        for msgid in (message.id if isinstance(message.id, tuple) else (message.id,)):
+        for msgid in message.id if isinstance(message.id, tuple) else (message.id,):
             # A placeholder at either end needs no matching (and would make the search slow).
             parts = re.split(r"\{[^}]*\}", (msgid or "").strip())
             while parts and not parts[0].strip():
@@ -73,8 +73,11 @@ def _printed_labels(code: str) -> set[str]:
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "print":
             for argument in call.args:
                 parts = argument.values if isinstance(argument, ast.JoinedStr) else [argument]
-                labels.update(p.value.strip() for p in parts if isinstance(p, ast.Constant) and isinstance(p.value, str)
-                              and _is_sentence(p.value))
+                labels.update(
+                    p.value.strip()
+                    for p in parts
+                    if isinstance(p, ast.Constant) and isinstance(p.value, str) and _is_sentence(p.value)
+                )
     return labels
 
 
@@ -106,13 +109,19 @@ def test_a_translation_may_change_words_but_not_code() -> None:
 def test_a_chinese_notebook_shows_no_english_prose(path: Path) -> None:
     chinese = nbformat.read(path, as_version=4)
     english = nbformat.read(ENGLISH[CHINESE.index(path)], as_version=4)
-    prose = [match.group(0) for cell in chinese.cells if cell.cell_type == "markdown"
-             for match in _ENGLISH_RUN.finditer(_NOT_PROSE.sub(" ", cell.source))]
+    prose = [
+        match.group(0)
+        for cell in chinese.cells
+        if cell.cell_type == "markdown"
+        for match in _ENGLISH_RUN.finditer(_NOT_PROSE.sub(" ", cell.source))
+    ]
     assert prose == [], "English left in the markdown"
     shown = _outputs_text(chinese)
     labels = {label for cell in english.cells if cell.cell_type == "code" for label in _printed_labels(cell.source)}
-    untranslated = sorted([msgid for msgid, pattern in _labkit_sentences().items() if pattern.search(shown)]
-                          + [label for label in labels if label in shown])
+    untranslated = sorted(
+        [msgid for msgid, pattern in _labkit_sentences().items() if pattern.search(shown)]
+        + [label for label in labels if label in shown]
+    )
     assert untranslated == [], "English learner-facing sentences in the outputs"
 
 

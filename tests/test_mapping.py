@@ -80,11 +80,21 @@ def test_anthropic_strict_closes_objects_and_keeps_optional_properties_optional(
 
 
 def test_strict_columns_of_the_three_apis_side_by_side() -> None:
-    rows = [row for api in ("anthropic", "chat", "responses") for strict in (False, True)
-            for row in convert_tool(TOOL, api, strict=strict).report if row["item"] == "strict"]
+    rows = [
+        row
+        for api in ("anthropic", "chat", "responses")
+        for strict in (False, True)
+        for row in convert_tool(TOOL, api, strict=strict).report
+        if row["item"] == "strict"
+    ]
     assert [(row["api"], row["outcome"]) for row in rows] == [
-        ("anthropic", "not sent"), ("anthropic", "added"), ("chat", "added"), ("chat", "added"),
-        ("responses", "added"), ("responses", "added")]
+        ("anthropic", "not sent"),
+        ("anthropic", "added"),
+        ("chat", "added"),
+        ("chat", "added"),
+        ("responses", "added"),
+        ("responses", "added"),
+    ]
 
 
 async def test_anthropic_strict_tools_pass_the_real_sdk() -> None:
@@ -206,8 +216,10 @@ async def test_strict_tools_pass_the_sdk_and_nulls_are_dropped_before_tools_call
     assert (turn.tool_calls[0].name, turn.tool_calls[0].arguments) == ("weather.get", {"city": "Oslo"})
 
 
-EXAMPLES = [{"service": "order-service", "since": "2026-10-29T20:00"}, {"service": "payment-service",
-                                                                        "since": "2026-10-30T00:00"}]
+EXAMPLES = [
+    {"service": "order-service", "since": "2026-10-29T20:00"},
+    {"service": "payment-service", "since": "2026-10-30T00:00"},
+]
 
 
 @pytest.mark.parametrize("strict", [False, True])
@@ -220,8 +232,12 @@ async def test_schema_examples_become_anthropic_input_examples_and_stay_in_opena
     for api in ("chat", "responses"):
         openai_tool = convert_tool(wire, api, strict=strict).definition  # type: ignore[arg-type]
         assert (openai_tool.get("function") or openai_tool)["parameters"]["examples"] == EXAMPLES
-    rows = {(r["api"], r["outcome"]) for api in ("anthropic", "chat") for r in convert_tool(wire, api).report
-            if r["item"] == "inputSchema.examples"}
+    rows = {
+        (r["api"], r["outcome"])
+        for api in ("anthropic", "chat")
+        for r in convert_tool(wire, api).report
+        if r["item"] == "inputSchema.examples"
+    }
     assert rows == {("anthropic", "changed"), ("chat", "kept")}
     conversation = Conversation(make_client("anthropic", env={}), MODEL_NAME, [wire], strict=strict)
     conversation.add_user("Why did errors rise for service=order-service since=2026-10-29T20:00?")

@@ -17,9 +17,12 @@ pytestmark = pytest.mark.anyio
 GET_PLAN = {
     "name": "get_plan",
     "description": "Look up a subscription plan: how many accounts it allows. Use it when the user asks how many "
-                   "accounts a plan allows.",
-    "inputSchema": {"type": "object", "properties": {"plan": {"type": "string", "enum": ["family", "personal"]}},
-                    "required": ["plan"]},
+    "accounts a plan allows.",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"plan": {"type": "string", "enum": ["family", "personal"]}},
+        "required": ["plan"],
+    },
 }
 QUESTION = "How many accounts does the family plan allow?"
 
@@ -68,8 +71,11 @@ async def test_anthropic_refuses_a_dropped_thinking_block_like_an_unanswered_cal
 async def test_anthropic_refuses_an_edited_thinking_block() -> None:
     conversation, calls = await _first_turn("anthropic", thinking=True)
     thought = conversation.history[-1]["content"][0]
-    conversation.history[-1]["content"][0] = {"type": "thinking", "thinking": thought.thinking + " (edited)",
-                                              "signature": thought.signature}
+    conversation.history[-1]["content"][0] = {
+        "type": "thinking",
+        "thinking": thought.thinking + " (edited)",
+        "signature": thought.signature,
+    }
     _answer(conversation, calls)
     with pytest.raises(anthropic.BadRequestError, match="Invalid `signature` in `thinking` block"):
         await conversation.ask()
@@ -77,8 +83,9 @@ async def test_anthropic_refuses_an_edited_thinking_block() -> None:
 
 @pytest.mark.parametrize("tool_choice", ["required", "get_plan"])
 async def test_anthropic_thinking_cannot_be_combined_with_a_forced_tool(tool_choice: str) -> None:
-    conversation = Conversation(make_client("anthropic", env={}), MODEL_NAME, [GET_PLAN], None, tool_choice,
-                                thinking=True)
+    conversation = Conversation(
+        make_client("anthropic", env={}), MODEL_NAME, [GET_PLAN], None, tool_choice, thinking=True
+    )
     conversation.add_user(QUESTION)
     with pytest.raises(anthropic.BadRequestError, match="Thinking may not be enabled when tool_choice forces"):
         await conversation.ask()
@@ -87,12 +94,19 @@ async def test_anthropic_thinking_cannot_be_combined_with_a_forced_tool(tool_cho
 async def test_anthropic_budget_rules() -> None:
     client = make_client("anthropic", sync=False, env={})
     with pytest.raises(anthropic.BadRequestError, match="greater than or equal to 1024"):
-        await client.messages.create(model=MODEL_NAME, max_tokens=4096, messages=[{"role": "user", "content": "hi"}],
-                                     thinking={"type": "enabled", "budget_tokens": 512})
+        await client.messages.create(
+            model=MODEL_NAME,
+            max_tokens=4096,
+            messages=[{"role": "user", "content": "hi"}],
+            thinking={"type": "enabled", "budget_tokens": 512},
+        )
     with pytest.raises(anthropic.BadRequestError, match=r"must be greater than `thinking\.budget_tokens`"):
-        await client.messages.create(model=MODEL_NAME, max_tokens=THINKING_BUDGET,
-                                     messages=[{"role": "user", "content": "hi"}],
-                                     thinking={"type": "enabled", "budget_tokens": THINKING_BUDGET})
+        await client.messages.create(
+            model=MODEL_NAME,
+            max_tokens=THINKING_BUDGET,
+            messages=[{"role": "user", "content": "hi"}],
+            thinking={"type": "enabled", "budget_tokens": THINKING_BUDGET},
+        )
 
 
 async def test_responses_reasoning_item_goes_back_before_its_call() -> None:
@@ -112,8 +126,10 @@ async def test_responses_refuses_a_call_without_its_reasoning_item() -> None:
     with pytest.raises(openai.BadRequestError) as refused:
         await conversation.ask()
     body: Any = refused.value.body
-    assert body["message"] == (f"[simulated] Item '{call['id']}' of type 'function_call' was provided "
-                               f"without its required 'reasoning' item: '{reasoning['id']}'.")
+    assert body["message"] == (
+        f"[simulated] Item '{call['id']}' of type 'function_call' was provided "
+        f"without its required 'reasoning' item: '{reasoning['id']}'."
+    )
 
 
 async def test_responses_stateful_turns_need_not_resend_reasoning() -> None:

@@ -38,8 +38,9 @@ def _wait(port: int) -> None:
 def _authorization_server(ttl: int | None = None) -> Iterator[str]:
     port = free_port()
     env = {"PATH": "/usr/bin:/bin", **({"LABKIT_TOKEN_TTL": str(ttl)} if ttl else {})}
-    process = subprocess.Popen([sys.executable, "-m", "servers.auth", "--port", str(port)], env=env,
-                               stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "servers.auth", "--port", str(port)], env=env, stderr=subprocess.DEVNULL
+    )
     try:
         _wait(port)
         yield f"http://127.0.0.1:{port}"
@@ -64,6 +65,7 @@ def _consent(answers: list[dict[str, Any]]) -> Any:
     async def consent(message: str, schema: dict[str, Any]) -> dict[str, Any]:
         answers.append({"message": message})
         return {"allow": True}
+
     return consent
 
 
@@ -83,8 +85,10 @@ async def test_401_discovery_consent_token_call(issuer: str) -> None:
     assert not result.is_error and json.loads(result.text)["total"] > 0
     kinds = [(e.src, e.dst, e.kind) for e in trace]
     first_401 = next(i for i, e in enumerate(trace) if e.kind == "http.response" and e.meta.get("status") == 401)
-    assert "WWW-Authenticate" in trace.events[first_401].summary and 'resource_metadata="' in \
-        trace.events[first_401].summary
+    assert (
+        "WWW-Authenticate" in trace.events[first_401].summary
+        and 'resource_metadata="' in trace.events[first_401].summary
+    )
     # discovery and the token exchange go to the authorization server, an actor of its own
     auth_paths = [e.payload["path"] for e in trace if e.kind == "http.request" and e.dst == "auth"]
     assert any(p.startswith("/.well-known/oauth-authorization-server") for p in auth_paths)
@@ -97,8 +101,9 @@ async def test_401_discovery_consent_token_call(issuer: str) -> None:
     token = sign_in.stores["logs"].tokens
     assert token is not None and token.access_token not in repr([(e.summary, e.payload) for e in trace])
     assert list(sign_in.stores) == ["logs"]
-    sent = [e.payload["headers"].get("authorization", "") for e in trace if e.kind == "http.request" and
-            e.dst == "server"]
+    sent = [
+        e.payload["headers"].get("authorization", "") for e in trace if e.kind == "http.request" and e.dst == "server"
+    ]
     assert sent[-1].startswith("Bearer [redacted")
     assert [e for e in select(trace) if e.kind == "http.response"]  # the 401 is in the default table
 
@@ -112,6 +117,7 @@ async def test_scopes_decide_which_tools_each_user_sees_and_may_call(issuer: str
             bob = sorted(t.name for t in host.tools)
             client = host.pool.client("faulty")
             from mcp.shared.exceptions import MCPError
+
             with pytest.raises(MCPError, match="Unknown tool: raise_error"):
                 await client.call_tool("raise_error", {"message": "x"})  # not listed, so not callable either
     assert alice == ["crash_now", "huge_result", "raise_error", "sleep_for"] and bob == []
@@ -128,8 +134,9 @@ async def test_a_token_for_one_server_is_refused_by_another(issuer: str) -> None
         token = sign_in.stores["logs"].tokens
         assert token is not None
         with pytest.raises(HttpRefused) as caught:
-            async with Host(Trace(), [ServerSpec("plans", url=plans,
-                                                 headers={"Authorization": f"Bearer {token.access_token}"})]):
+            async with Host(
+                Trace(), [ServerSpec("plans", url=plans, headers={"Authorization": f"Bearer {token.access_token}"})]
+            ):
                 pass
     assert caught.value.status == 401 and caught.value.server == "plans"
     assert 'error="invalid_token"' in str(caught.value)
@@ -144,8 +151,9 @@ async def test_an_expired_token_is_refused_and_the_host_refreshes_without_asking
         assert token is not None and token.expires_in == 5
         await anyio.sleep(5.5)  # past the token's own expiry, which the server reads from introspection
         with pytest.raises(HttpRefused) as caught:
-            async with Host(Trace(), [ServerSpec("logs", url=url,
-                                                 headers={"Authorization": f"Bearer {token.access_token}"})]):
+            async with Host(
+                Trace(), [ServerSpec("logs", url=url, headers={"Authorization": f"Bearer {token.access_token}"})]
+            ):
                 pass
         again = Trace()
         assert await _signed_in(url, "logs", "alice", again, sign_in) == ["query_errors"]
@@ -160,8 +168,12 @@ async def test_a_declined_consent_starts_nothing() -> None:
         return {"allow": False}
 
     trace = Trace()
-    with _authorization_server() as issuer, _protected("logs", issuer) as url, anyio.fail_after(60), \
-            pytest.raises(HttpRefused) as caught:
+    with (
+        _authorization_server() as issuer,
+        _protected("logs", issuer) as url,
+        anyio.fail_after(60),
+        pytest.raises(HttpRefused) as caught,
+    ):
         async with Host(trace, [ServerSpec("logs", url=url)], sign_in=SignIn(decline)):
             pass
     assert caught.value.status == 401 and caught.value.server == "logs"
@@ -174,12 +186,19 @@ async def _raw_call(url: str, token: str, params: dict[str, Any]) -> dict[str, A
     """One 2026-07-28 tools/call as any client sends it, with a bearer token: the replay needs a state sent by hand."""
     import httpx2
 
-    envelope = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientInfo": {"name": "replay", "version": "0"},
-                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}
+    envelope = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "replay", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+    }
     message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {**params, "_meta": envelope}}
-    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28",
-               "Mcp-Method": "tools/call", "Mcp-Name": params["name"], "Authorization": f"Bearer {token}"}
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": params["name"],
+        "Authorization": f"Bearer {token}",
+    }
     async with httpx2.AsyncClient(timeout=30) as http:
         response = await http.post(url, json=message, headers=headers)
     text = response.text
@@ -200,8 +219,11 @@ async def test_a_request_state_replayed_under_another_principal_is_refused(issue
         asked = await _raw_call(url, token_a.access_token, call)
         state = asked["result"]["requestState"]
         [key] = asked["result"]["inputRequests"]
-        answer = {**call, "requestState": state,
-                  "inputResponses": {key: {"action": "accept", "content": {"space": "personal"}}}}
+        answer = {
+            **call,
+            "requestState": state,
+            "inputResponses": {key: {"action": "accept", "content": {"space": "personal"}}},
+        }
         replayed = await _raw_call(url, token_b.access_token, answer)
         own = await _raw_call(url, token_a.access_token, answer)
     # the same state, the same answer: refused for the other principal only (the SDK does not say why, by design)

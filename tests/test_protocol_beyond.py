@@ -21,8 +21,15 @@ from labkit import ProgressUpdates, ServerSpec, Trace, http_server, http_transpo
 from servers.toolbox import PAGE_SIZE
 
 pytestmark = pytest.mark.anyio
-EVERYTHING = (Path(os.environ.get("LABKIT_NPM_CACHE", Path.home() / ".cache" / "labkit-npm")) / "everything"
-              / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js")
+EVERYTHING = (
+    Path(os.environ.get("LABKIT_NPM_CACHE", Path.home() / ".cache" / "labkit-npm"))
+    / "everything"
+    / "node_modules"
+    / "@modelcontextprotocol"
+    / "server-everything"
+    / "dist"
+    / "index.js"
+)
 
 
 @pytest.fixture
@@ -95,8 +102,9 @@ async def test_the_toolbox_lists_in_pages_and_refuses_a_forged_cursor() -> None:
     names = [n for p in pages for n in p]
     assert len(names) == len(set(names))
     assert refused.value.error.code == INVALID_PARAMS
-    sent = [r.payload["params"].get("cursor") for r in select(trace, kinds=["jsonrpc.request"])
-            if r.name == "tools/list"]
+    sent = [
+        r.payload["params"].get("cursor") for r in select(trace, kinds=["jsonrpc.request"]) if r.name == "tools/list"
+    ]
     assert sent[0] is None and all(sent[1:])
 
 
@@ -147,6 +155,11 @@ def test_notebook_10_checks_refuse_what_the_lesson_warns_about() -> None:
     own = next(t for t in anyio.run(build_server().list_tools) if t.name == "export_orders").description
     assert not check("10.2", own)  # the description that stole a question in §6
     assert not check("10.3", {"job": "job_x", "state": "working", "done": 1, "total": 4})
-    forged = {"job": "job_x", "state": "completed", "done": 4, "total": 4,
-              "result": {"status": "delivered", "rows": 999, "file": "delivered.csv"}}
+    forged = {
+        "job": "job_x",
+        "state": "completed",
+        "done": 4,
+        "total": 4,
+        "result": {"status": "delivered", "rows": 999, "file": "delivered.csv"},
+    }
     assert not check("10.3", forged)

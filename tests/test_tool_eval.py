@@ -25,16 +25,19 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.mark.parametrize(("case", "called", "arguments", "verdict"), [
-    (PLAN, "get_plan", {"plan": "Family "}, "right call"),  # as a user means it: case and spaces aside
-    (PLAN, "get_plan", {"plan": "family", "verbose": True}, "right call"),  # an extra optional argument is no error
-    (PLAN, "get_plan", {"plan": "personal"}, "wrong arguments"),
-    (PLAN, "get_plan", {}, "wrong arguments"),
-    (PLAN, "query_orders", {"status": "pending"}, "wrong tool"),
-    (PLAN, None, {}, "missed call"),
-    (NONE, None, {}, "rightly no call"),
-    (NONE, "get_plan", {"plan": "family"}, "false call"),
-])
+@pytest.mark.parametrize(
+    ("case", "called", "arguments", "verdict"),
+    [
+        (PLAN, "get_plan", {"plan": "Family "}, "right call"),  # as a user means it: case and spaces aside
+        (PLAN, "get_plan", {"plan": "family", "verbose": True}, "right call"),  # an extra optional argument is no error
+        (PLAN, "get_plan", {"plan": "personal"}, "wrong arguments"),
+        (PLAN, "get_plan", {}, "wrong arguments"),
+        (PLAN, "query_orders", {"status": "pending"}, "wrong tool"),
+        (PLAN, None, {}, "missed call"),
+        (NONE, None, {}, "rightly no call"),
+        (NONE, "get_plan", {"plan": "family"}, "false call"),
+    ],
+)
 def test_each_reply_gets_one_verdict(case: EvalCase, called: str | None, arguments: dict, verdict: str) -> None:
     outcome = score(case, called, arguments)
     assert outcome.verdict == verdict and verdict in VERDICTS
@@ -91,8 +94,12 @@ async def test_the_simulated_run_scores_every_case_from_its_replies(lab_tools: l
 @pytest.fixture
 def local_endpoint() -> Iterator[str]:
     """Our own OpenAI-compatible server on 127.0.0.1, in its own process; ended by its id."""
-    process = subprocess.Popen([sys.executable, "-m", "tests.local_model_server"], stdout=subprocess.PIPE, text=True,
-                               cwd=Path(__file__).resolve().parent.parent)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.local_model_server"],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
     try:
         assert process.stdout is not None
         yield process.stdout.readline().strip()
@@ -107,8 +114,12 @@ async def test_labkit_model_alone_points_the_same_run_at_a_real_endpoint(
     from labkit import Trace, select
 
     assert local_endpoint.startswith("http://127.0.0.1:")
-    for name, value in {"LABKIT_MODEL": "openai:local-model", "OPENAI_API_KEY": "local-key",
-                        "OPENAI_BASE_URL": local_endpoint, "NO_PROXY": "127.0.0.1,localhost"}.items():
+    for name, value in {
+        "LABKIT_MODEL": "openai:local-model",
+        "OPENAI_API_KEY": "local-key",
+        "OPENAI_BASE_URL": local_endpoint,
+        "NO_PROXY": "127.0.0.1,localhost",
+    }.items():
         monkeypatch.setenv(name, value)
     trace = Trace()
     report = await run_tool_eval(lab_tools, trace=trace)  # the call a learner makes, with nothing else changed

@@ -38,7 +38,10 @@ def execute(path: Path) -> float:
     os.environ["LABKIT_SCRIPTED_USER"] = "1"
     started = time.monotonic()
     NotebookClient(
-        notebook, timeout=round(scaled(600)), kernel_name=_KERNEL, record_timing=False,
+        notebook,
+        timeout=round(scaled(600)),
+        kernel_name=_KERNEL,
+        record_timing=False,
         resources={"metadata": {"path": str(path.parent)}},
     ).execute()
     strip(notebook, folder_language(path.resolve().parent))
@@ -75,8 +78,12 @@ def _merge_streams(outputs: list) -> list:
     merged: list = []
     for output in outputs:
         previous = merged[-1] if merged else None
-        if output.output_type == "stream" and previous is not None and previous.output_type == "stream" \
-                and previous.name == output.name:
+        if (
+            output.output_type == "stream"
+            and previous is not None
+            and previous.output_type == "stream"
+            and previous.name == output.name
+        ):
             previous.text += output.text
         else:
             merged.append(output)

@@ -48,8 +48,15 @@ class WarmPython:
     It stops, with its children, when we close its stdin (or exit); `ready` says when it has imported `modules`.
     """
 
-    def __init__(self, modules: Sequence[str], when_idle: Sequence[str] = (), *, env: Mapping[str, str],
-                 cwd: str | None = None, kept: bool = False) -> None:
+    def __init__(
+        self,
+        modules: Sequence[str],
+        when_idle: Sequence[str] = (),
+        *,
+        env: Mapping[str, str],
+        cwd: str | None = None,
+        kept: bool = False,
+    ) -> None:
         """`kept`: run it below a keeper (`_keeper.py`), which adopts its children if it dies: for kernels."""
         # Linux's abstract namespace ("@" for the leading NUL, as `ss` writes it): no file to clean up, no
         # path-length limit, and a sandbox (its own network namespace) cannot reach it; a warm Python serves
@@ -61,11 +68,22 @@ class WarmPython:
             listener.listen(64)
             # Its stdin is a pipe from us: it stops, with its children, when that pipe closes (we exited or died).
             self.process = subprocess.Popen(
-                [*((sys.executable, _KEEPER) if kept else ()),
-                 sys.executable, _SCRIPT, str(listener.fileno()), _TITLE_ROOM, *modules,
-                 *((WHEN_IDLE, *when_idle) if when_idle else ())],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=dict(env), cwd=cwd,
-                pass_fds=(listener.fileno(),))
+                [
+                    *((sys.executable, _KEEPER) if kept else ()),
+                    sys.executable,
+                    _SCRIPT,
+                    str(listener.fileno()),
+                    _TITLE_ROOM,
+                    *modules,
+                    *((WHEN_IDLE, *when_idle) if when_idle else ()),
+                ],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=dict(env),
+                cwd=cwd,
+                pass_fds=(listener.fileno(),),
+            )
         finally:
             listener.close()
         self._ready = False

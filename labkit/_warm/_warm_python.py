@@ -158,8 +158,14 @@ def _standard_streams(unbuffered: bool) -> None:
         raw = io.FileIO(fd, "rb" if fd == 0 else "wb", closefd=False)
         buffered = fd == 0 or not unbuffered
         binary = (io.BufferedReader(raw) if fd == 0 else io.BufferedWriter(raw)) if buffered else raw
-        stream = io.TextIOWrapper(binary, encoding=old.encoding, errors=old.errors, newline="\n",
-                                  line_buffering=buffered and (raw.isatty() or fd == 2), write_through=not buffered)
+        stream = io.TextIOWrapper(
+            binary,
+            encoding=old.encoding,
+            errors=old.errors,
+            newline="\n",
+            line_buffering=buffered and (raw.isatty() or fd == 2),
+            write_through=not buffered,
+        )
         setattr(sys, name, stream)
         setattr(sys, f"__{name}__", stream)
 
@@ -172,8 +178,12 @@ def _run_script(script: str, args: list[str], ours: list[str], env: dict[str, st
     sys.argv = [script, *args]
     retitle([sys.executable, *sys.argv])
     main = types.ModuleType("__main__")
-    main.__dict__.update(__file__=path, __cached__=None, __builtins__=builtins,
-                         __loader__=importlib.machinery.SourceFileLoader("__main__", path))
+    main.__dict__.update(
+        __file__=path,
+        __cached__=None,
+        __builtins__=builtins,
+        __loader__=importlib.machinery.SourceFileLoader("__main__", path),
+    )
     sys.modules["__main__"] = main
     with io.open_code(path) as source:
         code = compile(source.read(), path, "exec")
@@ -308,7 +318,7 @@ def main() -> None:
         __import__(name)
     gc.freeze()  # what every child shares stays out of its collections, so its pages are not copied for them
     os.write(sys.stdout.fileno(), READY)
-    serve(listener, modules[len(first) + 1:])
+    serve(listener, modules[len(first) + 1 :])
 
 
 if __name__ == "__main__":

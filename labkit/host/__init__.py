@@ -27,7 +27,6 @@ from ._progress import Progress, progress
 from ._progress_updates import ProgressUpdates
 from ._provider_names import NameMap, provider_name
 from ._rerun import Waited, wait_for_click
-from ._waiting import WaitingForm
 from ._router import ToolRouter, result_as_data, truncate
 from ._sandbox import Confinement, confinement, sandboxed
 from ._schema_refs import outside_references, schema_problems
@@ -44,6 +43,7 @@ from ._user import (
     scripted_user_active,
     widget_form,
 )
+from ._waiting import WaitingForm
 from ._warm import WARM_START_ENV
 
 __all__ = [

@@ -110,9 +110,10 @@ class _Window:
             return ""
         scale = time_scale()
         suggested = math.ceil(scale * max(2.0, load / cpus))
-        return _("The machine is busy (load {load:.1f} on {cpus} CPUs): the limit of {limit:g} s ({env}={scale:g}) "
-                 "passed while programs waited for a CPU. Set {env}={suggested} to give every limit more time."
-                 ).format(load=load, cpus=cpus, limit=self.limit, env=TIME_SCALE_ENV, scale=scale, suggested=suggested)
+        return _(
+            "The machine is busy (load {load:.1f} on {cpus} CPUs): the limit of {limit:g} s ({env}={scale:g}) "
+            "passed while programs waited for a CPU. Set {env}={suggested} to give every limit more time."
+        ).format(load=load, cpus=cpus, limit=self.limit, env=TIME_SCALE_ENV, scale=scale, suggested=suggested)
 
 
 class Deadline(_Window):
@@ -154,7 +155,8 @@ class MovingDeadline(_Window):
                 await anyio.sleep(_CHECK_S)
                 continue
             if time.monotonic() >= self.began + self._paused_for + self.limit + await anyio.to_thread.run_sync(
-                    self.credit):
+                self.credit
+            ):
                 self.scope.cancel()
                 return
             await anyio.sleep(_CHECK_S)

@@ -42,8 +42,17 @@ FORM_ABOUT: ContextVar[str] = ContextVar("FORM_ABOUT", default="")
 class Connector:
     """Opens the host's client to each server in its era, and answers the servers' forms through `elicit`."""
 
-    def __init__(self, trace: Trace, pool: ServerPool, router: ToolRouter, *, era: str, elicit: Elicitor | None,
-                 input_required_max_rounds: int, roots: tuple[Path, ...] = ()) -> None:
+    def __init__(
+        self,
+        trace: Trace,
+        pool: ServerPool,
+        router: ToolRouter,
+        *,
+        era: str,
+        elicit: Elicitor | None,
+        input_required_max_rounds: int,
+        roots: tuple[Path, ...] = (),
+    ) -> None:
         if era not in ERAS:
             raise ValueError(f"era must be one of {sorted(ERAS)}, not {era!r}")
         self.trace, self.pool, self.router = trace, pool, router
@@ -86,25 +95,32 @@ class Connector:
 
         try:
             if spec.transport == "sse" and spec.url is not None:
-                transport = sse_transport(spec.url, self.trace, server=spec.name, headers=spec.headers,
-                                          recorder=recorder)
+                transport = sse_transport(
+                    spec.url, self.trace, server=spec.name, headers=spec.headers, recorder=recorder
+                )
             elif spec.url is not None:
-                transport = http_transport(spec.url, self.trace, server=spec.name, headers=spec.headers,
-                                           recorder=recorder, auth=auth(spec.url))
+                transport = http_transport(
+                    spec.url, self.trace, server=spec.name, headers=spec.headers, recorder=recorder, auth=auth(spec.url)
+                )
             elif spec.transport == "http":
                 # Waiting for the port blocks, so it waits in a thread while the other servers start.
                 started = http_server(spec, start_timeout=self.pool.start_timeout, errlog=stderr)
                 url = await anyio.to_thread.run_sync(processes.enter_context, started)
-                transport = http_transport(url, self.trace, server=spec.name, server_events=events, recorder=recorder,
-                                           auth=auth(url))
+                transport = http_transport(
+                    url, self.trace, server=spec.name, server_events=events, recorder=recorder, auth=auth(url)
+                )
             else:
                 transport = stdio_transport(spec, self.trace, errlog=stderr, server_events=events)
+
             async def on_elicit(context: Any, params: Any) -> ElicitResult:
                 return await self.on_elicit(spec.name, params)
 
             async with Client(
-                _after(turn, transport), mode=ERAS[self.era], elicitation_callback=on_elicit,
-                client_info=HOST_INFO, input_required_max_rounds=self.input_required_max_rounds,
+                _after(turn, transport),
+                mode=ERAS[self.era],
+                elicitation_callback=on_elicit,
+                client_info=HOST_INFO,
+                input_required_max_rounds=self.input_required_max_rounds,
                 list_roots_callback=self.on_list_roots if self.roots else None,
             ) as client:
                 opened = True
@@ -132,7 +148,10 @@ class Connector:
         else:
             url, message, schema = None, params.message, dict(params.requested_schema)
         self.trace.record(
-            "host", "user", "host.form", _("shows a form: {message}").format(message=params.message),
+            "host",
+            "user",
+            "host.form",
+            _("shows a form: {message}").format(message=params.message),
             # The form itself names the server (`FORM_ABOUT`); the event keeps the shape earlier lessons show.
             payload=params.model_dump(by_alias=True, mode="json", exclude_none=True),
             url_host=urlsplit(url).hostname if url is not None else None,
@@ -142,8 +161,11 @@ class Connector:
             return self._declined(server, refused)
         about = self._about(server)
         if self.trust is not None:
-            about = (_("{about}; a server the host trusts") if self.trust(server) else
-                     _("{about}; a server the host does NOT trust")).format(about=about)
+            about = (
+                _("{about}; a server the host trusts")
+                if self.trust(server)
+                else _("{about}; a server the host does NOT trust")
+            ).format(about=about)
         token = FORM_ABOUT.set(about)
         try:
             with self.router.user_time():
@@ -163,21 +185,32 @@ class Connector:
         return ElicitResult(action=action, content=answer if url is None else None)
 
     def _declined(self, server: str, why: str) -> ElicitResult:
-        self.trace.record("host", "host", "host.form", _("declined the {server} server's form: {why}").format(
-            server=server, why=why), server=server, outcome="refused")
+        self.trace.record(
+            "host",
+            "host",
+            "host.form",
+            _("declined the {server} server's form: {why}").format(server=server, why=why),
+            server=server,
+            outcome="refused",
+        )
         return ElicitResult(action="decline")
 
     def _about(self, server: str) -> str:
         """Which call of `server`'s the form belongs to, and in which era's way it was asked."""
-        calls = [e for e in self.trace if e.kind == "jsonrpc.request" and e.meta.get("method") == "tools/call"
-                 and e.meta.get("server") == server]
+        calls = [
+            e
+            for e in self.trace
+            if e.kind == "jsonrpc.request" and e.meta.get("method") == "tools/call" and e.meta.get("server") == server
+        ]
         tool = calls[-1].name if calls else "?"
         if ERAS[self.era] == "legacy":
-            return _("the {era} server request (elicitation/create) during the {tool} call to the {server} server").format(
-                era=self.era, tool=tool, server=server)
+            return _(
+                "the {era} server request (elicitation/create) during the {tool} call to the {server} server"
+            ).format(era=self.era, tool=tool, server=server)
         tries = sum(e.name == tool and e.round == self.trace.round for e in calls)
         return _("round {n} of the {tool} call to the {server} server, {era} (input_required)").format(
-            n=tries + 1, tool=tool, server=server, era=self.era)
+            n=tries + 1, tool=tool, server=server, era=self.era
+        )
 
 
 @asynccontextmanager

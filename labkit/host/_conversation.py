@@ -95,7 +95,9 @@ class Conversation:
         self.cache_tools = cache_tools
         self.defer_tools = frozenset(defer_tools)
         if (cache_tools or self.defer_tools) and self.api != "anthropic":
-            raise ValueError(f"cache_tools and defer_tools are Anthropic Messages options; this conversation uses {self.api!r}")
+            raise ValueError(
+                f"cache_tools and defer_tools are Anthropic Messages options; this conversation uses {self.api!r}"
+            )
         unknown = self.defer_tools - {tool.mcp_name for tool in self.converted}
         if unknown:
             raise ValueError(f"defer_tools names tools that are not offered: {sorted(unknown)}")
@@ -132,8 +134,7 @@ class Conversation:
 
     def _tool_definitions(self) -> list[dict[str, Any]]:
         tools = [
-            t.definition | ({"defer_loading": True} if t.mcp_name in self.defer_tools else {})
-            for t in self.converted
+            t.definition | ({"defer_loading": True} if t.mcp_name in self.defer_tools else {}) for t in self.converted
         ]
         if self.defer_tools:
             tools.append({"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"})

@@ -14,7 +14,13 @@ from ._guards import Guard
 from ._schema_refs import outside_references, schema_problems
 
 __all__ = [
-    "Approver", "GateDecision", "GatePolicy", "check_call", "deny_all", "effective_arguments", "needs_approval",
+    "Approver",
+    "GateDecision",
+    "GatePolicy",
+    "check_call",
+    "deny_all",
+    "effective_arguments",
+    "needs_approval",
 ]
 
 Approver = Callable[[str, str, dict[str, Any]], Awaitable[bool]]
@@ -74,13 +80,21 @@ def needs_approval(tool: Tool) -> bool:
 
 def effective_arguments(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
     """The arguments the server will act on: the model's, plus the schema's defaults it left out (notebook 07)."""
-    defaults = {k: p["default"] for k, p in (tool.input_schema.get("properties") or {}).items()
-                if isinstance(p, dict) and "default" in p and k not in arguments}
+    defaults = {
+        k: p["default"]
+        for k, p in (tool.input_schema.get("properties") or {}).items()
+        if isinstance(p, dict) and "default" in p and k not in arguments
+    }
     return {**arguments, **defaults}
 
 
 async def check_call(
-    server: str, tool: Tool, name: str, arguments: dict[str, Any], policy: GatePolicy, guards: Sequence[Guard] = (),
+    server: str,
+    tool: Tool,
+    name: str,
+    arguments: dict[str, Any],
+    policy: GatePolicy,
+    guards: Sequence[Guard] = (),
 ) -> GateDecision:
     """Allow-list, schema, every guard, then approval: a person is asked only about calls that passed (notebook 03).
 
@@ -92,15 +106,21 @@ async def check_call(
     # Schemas are data: a result checked against an output schema naming an outside document would fail, so fail now.
     problems = schema_problems(tool.input_schema, arguments) + [
         _("the output schema refers outside itself ({where}: {what}); the host fetches nothing a server names").format(
-            where=where, what=what) for where, what in outside_references(tool.output_schema or {})]
+            where=where, what=what
+        )
+        for where, what in outside_references(tool.output_schema or {})
+    ]
     if problems:
-        return GateDecision(False, tuple(_("arguments do not match the schema: {problem}").format(
-            problem=p) for p in problems), by="schema")
+        return GateDecision(
+            False,
+            tuple(_("arguments do not match the schema: {problem}").format(problem=p) for p in problems),
+            by="schema",
+        )
     reasons = [_("arguments match the schema")]
     declared = tool.input_schema.get("properties") or {}
     ignored = tuple(k for k in _MODEL_WRITTEN_APPROVALS if k in arguments and k not in declared)
     if ignored:
-        reasons.append(_("ignored approval written by the model: {ignored}").format(ignored=', '.join(ignored)))
+        reasons.append(_("ignored approval written by the model: {ignored}").format(ignored=", ".join(ignored)))
     review: list[str] = []
     for guard in guards:
         blocked = await guard.on_call(server, tool, name, arguments)

@@ -35,12 +35,17 @@ class HttpRefused(AuthError):
 
     def __init__(self, server: str, url: str, status: int, method: str, challenge: str | None) -> None:
         self.server, self.url, self.status, self.method, self.challenge = server, url, status, method, challenge
-        why = _("it wants credentials the host did not send or that it does not accept") if status == 401 else \
-            _("the credentials were accepted but do not allow this (insufficient scope)")
+        why = (
+            _("it wants credentials the host did not send or that it does not accept")
+            if status == 401
+            else _("the credentials were accepted but do not allow this (insufficient scope)")
+        )
         shown = challenge or _("no WWW-Authenticate header")
-        super().__init__(_("the {server} server ({url}) answered HTTP {status} to {method}: {why}. "
-                           "Its challenge: {challenge}").format(server=server, url=url, status=status, method=method,
-                                                                why=why, challenge=shown))
+        super().__init__(
+            _(
+                "the {server} server ({url}) answered HTTP {status} to {method}: {why}. Its challenge: {challenge}"
+            ).format(server=server, url=url, status=status, method=method, why=why, challenge=shown)
+        )
 
 
 @dataclass
@@ -70,9 +75,13 @@ class HttpRecorder:
         headers = _shown_headers(request.headers)
         label = headers.get("mcp-method", request.method)
         self.trace.record(
-            "client", self._peer(request.url), "http.request", f"{request.method} {request.url.path} {label}",
+            "client",
+            self._peer(request.url),
+            "http.request",
+            f"{request.method} {request.url.path} {label}",
             payload={"method": request.method, "path": request.url.path, "headers": headers},
-            server=self.server, layer="http",
+            server=self.server,
+            layer="http",
         )
 
     async def on_response(self, response: httpx2.Response) -> None:
@@ -80,10 +89,16 @@ class HttpRecorder:
         status = response.status_code
         peer = self._peer(response.request.url)
         if status < 400:
-            self.trace.record(peer, "client", "http.response",
-                              f"HTTP {status} {headers.get('content-type', '')}".strip(),
-                              payload={"status": status, "headers": headers}, server=self.server, layer="http",
-                              status=status)
+            self.trace.record(
+                peer,
+                "client",
+                "http.response",
+                f"HTTP {status} {headers.get('content-type', '')}".strip(),
+                payload={"status": status, "headers": headers},
+                server=self.server,
+                layer="http",
+                status=status,
+            )
             return
         await response.aread()  # small, and the SDK reads the same bytes again from the cache
         body = _body(response)
@@ -94,14 +109,31 @@ class HttpRecorder:
         label = request.headers.get("mcp-method") or sent.get("method") or request.method
         challenge = headers.get("www-authenticate")
         sent_auth = _shown_headers(request.headers).get("authorization")
-        summary = f"HTTP {status} to {label}" + (f" · WWW-Authenticate: {challenge}" if challenge else "") + \
-            (f" · sent Authorization: {sent_auth}" if sent_auth else "")
+        summary = (
+            f"HTTP {status} to {label}"
+            + (f" · WWW-Authenticate: {challenge}" if challenge else "")
+            + (f" · sent Authorization: {sent_auth}" if sent_auth else "")
+        )
         event = self.trace.record(
-            peer, "client", "http.response", summary,
-            payload={"status": status, "headers": headers, "body": body,
-                     "request": {"method": request.method, "path": request.url.path, "jsonrpc_method": label,
-                                 "headers": _shown_headers(request.headers)}},
-            server=self.server, layer="http", status=status, failed=True,
+            peer,
+            "client",
+            "http.response",
+            summary,
+            payload={
+                "status": status,
+                "headers": headers,
+                "body": body,
+                "request": {
+                    "method": request.method,
+                    "path": request.url.path,
+                    "jsonrpc_method": label,
+                    "headers": _shown_headers(request.headers),
+                },
+            },
+            server=self.server,
+            layer="http",
+            status=status,
+            failed=True,
         )
         if status in AUTH_STATUSES and peer == "server":
             self.refusal = event
@@ -121,8 +153,11 @@ def refusal_in(events: Iterable[Event], server: str) -> Event | None:
     """The last 401 or 403 `server` answered among `events`."""
     found = None
     for event in events:
-        if event.kind == "http.response" and event.meta.get("server") == server and \
-                event.meta.get("status") in AUTH_STATUSES:
+        if (
+            event.kind == "http.response"
+            and event.meta.get("server") == server
+            and event.meta.get("status") in AUTH_STATUSES
+        ):
             found = event
     return found
 

@@ -118,7 +118,7 @@ def convert_tool(tool: Any, api: Api, *, strict: bool = False, name: str | None 
     described = {"description": wire["description"]} if wire.get("description") else {}
     report = list(_report(wire, api, name, strict))
     if api == "anthropic":
-        marked = {"strict": True} if strict else {}
+        marked: dict[str, Any] = {"strict": True} if strict else {}
         examples = _examples(parameters)
         if examples:  # Anthropic's own field for whole example inputs; the schema need not carry them twice
             parameters = {k: v for k, v in parameters.items() if k != "examples"}

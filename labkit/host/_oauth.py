@@ -79,14 +79,30 @@ def _new_provider(server: str, url: str, sign_in: SignIn) -> OAuthClientProvider
         scopes = " ".join(query.get("scope", [])) or _("(none named)")
         authority = urlsplit(authorization_url).netloc
         message = _("The {server} server wants you to sign in at {authority} and allow the host: {scopes}").format(
-            server=server, authority=authority, scopes=scopes)
-        trace.record("host", "user", "host.form", message,
-                     payload={"server": server, "authorization_server": authority, "scopes": scopes,
-                              "resource": (query.get("resource") or [""])[0] or None})
+            server=server, authority=authority, scopes=scopes
+        )
+        trace.record(
+            "host",
+            "user",
+            "host.form",
+            message,
+            payload={
+                "server": server,
+                "authorization_server": authority,
+                "scopes": scopes,
+                "resource": (query.get("resource") or [""])[0] or None,
+            },
+        )
         token = FORM_ABOUT.set(_("the host, signing in to the {server} server").format(server=server))
         try:
-            answer = await sign_in.consent(message, {"type": "object", "properties": {
-                "allow": {"type": "boolean", "title": _("Allow")}}, "required": ["allow"]})
+            answer = await sign_in.consent(
+                message,
+                {
+                    "type": "object",
+                    "properties": {"allow": {"type": "boolean", "title": _("Allow")}},
+                    "required": ["allow"],
+                },
+            )
         finally:
             FORM_ABOUT.reset(token)
         allowed = bool(answer and answer.get("allow"))
@@ -95,14 +111,22 @@ def _new_provider(server: str, url: str, sign_in: SignIn) -> OAuthClientProvider
 
     async def callback() -> AuthorizationCodeResult:
         if "code" not in redirected:
-            raise PermissionError(_("the sign-in to the {server} server was declined ({error})").format(
-                server=server, error=redirected.get("error", "access_denied")))
+            raise PermissionError(
+                _("the sign-in to the {server} server was declined ({error})").format(
+                    server=server, error=redirected.get("error", "access_denied")
+                )
+            )
         return AuthorizationCodeResult(code=redirected["code"], state=redirected.get("state"))
 
-    metadata = OAuthClientMetadata(redirect_uris=[AnyUrl(REDIRECT_URI)], client_name="labkit-host",
-                                   grant_types=["authorization_code", "refresh_token"], response_types=["code"])
-    return OAuthClientProvider(server_url=url, client_metadata=metadata, storage=store,
-                               redirect_handler=redirect, callback_handler=callback)
+    metadata = OAuthClientMetadata(
+        redirect_uris=[AnyUrl(REDIRECT_URI)],
+        client_name="labkit-host",
+        grant_types=["authorization_code", "refresh_token"],
+        response_types=["code"],
+    )
+    return OAuthClientProvider(
+        server_url=url, client_metadata=metadata, storage=store, redirect_handler=redirect, callback_handler=callback
+    )
 
 
 async def _browse(authorization_url: str, user: str | None, trace: Trace) -> dict[str, str]:
@@ -111,13 +135,26 @@ async def _browse(authorization_url: str, user: str | None, trace: Trace) -> dic
     async with httpx2.AsyncClient(timeout=10.0) as browser:
         page = await browser.get(authorization_url, follow_redirects=True)
         request = parse_qs(page.url.query.decode() if isinstance(page.url.query, bytes) else str(page.url.query))
-        trace.record("user", "auth", "auth.consent", _("consent page: {url}").format(url=str(page.url).split("?")[0]),
-                     payload={"status": page.status_code})
-        form: dict[str, Any] = {"request": request.get("request", [""])[0],
-                                "decision": "allow" if user is not None else "deny", "user": user or ""}
+        trace.record(
+            "user",
+            "auth",
+            "auth.consent",
+            _("consent page: {url}").format(url=str(page.url).split("?")[0]),
+            payload={"status": page.status_code},
+        )
+        form: dict[str, Any] = {
+            "request": request.get("request", [""])[0],
+            "decision": "allow" if user is not None else "deny",
+            "user": user or "",
+        }
         answer = await browser.post(str(page.url).split("?")[0], data=form)
     location = answer.headers.get("location", "")
     back = {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
-    trace.record("auth", "user", "auth.redirect", _("redirect back to the host: {what}").format(
-        what="code" if "code" in back else back.get("error", "?")), payload={"status": answer.status_code})
+    trace.record(
+        "auth",
+        "user",
+        "auth.redirect",
+        _("redirect back to the host: {what}").format(what="code" if "code" in back else back.get("error", "?")),
+        payload={"status": answer.status_code},
+    )
     return back

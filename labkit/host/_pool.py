@@ -44,7 +44,12 @@ class ServerPool:
     """
 
     def __init__(
-        self, trace: Trace, guards: Sequence[Guard] = (), *, namespaced: bool = False, start_timeout: float = 30.0,
+        self,
+        trace: Trace,
+        guards: Sequence[Guard] = (),
+        *,
+        namespaced: bool = False,
+        start_timeout: float = 30.0,
     ) -> None:
         self.trace = trace
         self.guards = list(guards)
@@ -118,10 +123,16 @@ class ServerPool:
         del self._connections[server]
         self.unavailable[server] = error
         first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
-        self.trace.record("host", "user", "host.unavailable",
-                          _("the {server} server is unavailable; the host goes on without it: {why}").format(
-                              server=server, why=first_line),
-                          server=server, payload={"error": str(error)})
+        self.trace.record(
+            "host",
+            "user",
+            "host.unavailable",
+            _("the {server} server is unavailable; the host goes on without it: {why}").format(
+                server=server, why=first_line
+            ),
+            server=server,
+            payload={"error": str(error)},
+        )
 
     async def _within_start_timeout(self, servers: list[str], since: int, work) -> None:
         async with moving_deadline(scaled(self.start_timeout)) as deadline:

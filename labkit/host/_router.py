@@ -56,8 +56,15 @@ class ToolRouter:
     `on_result`, and audits it (notebook 03). A name the host does not list is refused before any server sees it."""
 
     def __init__(
-        self, trace: Trace, audit: AuditLog, policy: GatePolicy, pool: ServerPool, *,
-        call_timeout: float, max_result_chars: int, guards: Sequence[Guard] = (),
+        self,
+        trace: Trace,
+        audit: AuditLog,
+        policy: GatePolicy,
+        pool: ServerPool,
+        *,
+        call_timeout: float,
+        max_result_chars: int,
+        guards: Sequence[Guard] = (),
     ) -> None:
         self.trace = trace
         self.audit = audit
@@ -80,10 +87,16 @@ class ToolRouter:
         arguments = call.arguments or {}
         decision = await check_call(route.server, route.tool, call.name, arguments, self.policy, self.guards)
         self.trace.record(
-            "host", "host", "host.gate", _("gate {name}: {summary}").format(
-                name=call.name, summary=decision.summary), ref=call.id, name=call.name,
+            "host",
+            "host",
+            "host.gate",
+            _("gate {name}: {summary}").format(name=call.name, summary=decision.summary),
+            ref=call.id,
+            name=call.name,
             payload={"server": route.server, "arguments": self._redacted(arguments), "reasons": list(decision.reasons)},
-            outcome=decision.outcome, by=decision.by, **_ignored(decision.ignored_fields),
+            outcome=decision.outcome,
+            by=decision.by,
+            **_ignored(decision.ignored_fields),
         )
         if not decision.allowed:
             return self._refuse(call, route, decision.outcome, "; ".join(decision.reasons), arguments)
@@ -95,15 +108,30 @@ class ToolRouter:
     def _unlisted(self, call: ToolCall) -> ToolResult:
         """Fail closed: a name the host does not list now is refused here, and no server sees the call."""
         offered = ", ".join(self.pool.names)
-        self.trace.record("host", "host", "host.gate", _("gate {name}: blocked: the host lists no tool by that name").format(
-            name=call.name), ref=call.id, name=call.name, payload={"offered": self.pool.names},
-                          outcome="blocked", by="tool list")
-        self.audit.add(AuditEntry(self.trace.round, HOST_SERVER, call.name, argument_hash(call.arguments), "blocked",
-                                  "not sent"))
-        down = "".join(f" The {server} server is unavailable: it could not be started, so its tools are not offered."
-                       for server in self.pool.unavailable)
-        return ToolResult(call.id, f"The host did not run {call.name}: no server offers a tool by that name. "
-                                   f"Tools you can use: {offered}.{down}", True)
+        self.trace.record(
+            "host",
+            "host",
+            "host.gate",
+            _("gate {name}: blocked: the host lists no tool by that name").format(name=call.name),
+            ref=call.id,
+            name=call.name,
+            payload={"offered": self.pool.names},
+            outcome="blocked",
+            by="tool list",
+        )
+        self.audit.add(
+            AuditEntry(self.trace.round, HOST_SERVER, call.name, argument_hash(call.arguments), "blocked", "not sent")
+        )
+        down = "".join(
+            f" The {server} server is unavailable: it could not be started, so its tools are not offered."
+            for server in self.pool.unavailable
+        )
+        return ToolResult(
+            call.id,
+            f"The host did not run {call.name}: no server offers a tool by that name. "
+            f"Tools you can use: {offered}.{down}",
+            True,
+        )
 
     def _redacted(self, arguments: dict[str, Any]) -> dict[str, Any]:
         for guard in self.guards:
@@ -121,16 +149,29 @@ class ToolRouter:
             outcome = f"protocol error {error.error.code}"
             stderr.record_since(self.trace, route.server, call.id, call.name)
             text = await self._explain(call.name, route, error, mark)
-            self.trace.record("host", "host", "host.error", _("{outcome} handled by the host: {message}").format(
-                outcome=outcome, message=error.error.message),
-                              ref=call.id, name=call.name, payload=error.error.model_dump(mode="json"))
+            self.trace.record(
+                "host",
+                "host",
+                "host.error",
+                _("{outcome} handled by the host: {message}").format(outcome=outcome, message=error.error.message),
+                ref=call.id,
+                name=call.name,
+                payload=error.error.model_dump(mode="json"),
+            )
             return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, text, True))
         except httpx2.TransportError as error:
             # Over HTTP a server that died mid-call or between input rounds shows as a failed request, not a
             # closed stream; it gets the same account as a stdio crash.
             outcome = "connection lost"
-            self.trace.record("host", "host", "host.error", f"{outcome} handled by the host: {type(error).__name__}",
-                              ref=call.id, name=call.name, payload={"error": type(error).__name__, "detail": str(error)})
+            self.trace.record(
+                "host",
+                "host",
+                "host.error",
+                f"{outcome} handled by the host: {type(error).__name__}",
+                ref=call.id,
+                name=call.name,
+                payload={"error": type(error).__name__, "detail": str(error)},
+            )
             stderr.record_since(self.trace, route.server, call.id, call.name)
             text = await self._restarted(call.name, route)
             return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, text, True))
@@ -138,12 +179,20 @@ class ToolRouter:
             text = f"The host stopped {call.name}: the server kept asking for more input ({error})."
             self.trace.record("host", "host", "host.error", text, ref=call.id, name=call.name)
             stderr.record_since(self.trace, route.server, call.id, call.name)
-            return self._audited(call, route, arguments, verdict, "input rounds exceeded", started,
-                                 ToolResult(call.id, text, True))
+            return self._audited(
+                call, route, arguments, verdict, "input rounds exceeded", started, ToolResult(call.id, text, True)
+            )
         except TimeoutError:
             text = f"The host stopped waiting for {call.name} after {scaled(self.call_timeout):g} s."
-            self.trace.record("host", "host", "host.error", " ".join([text, *busy]), ref=call.id, name=call.name,
-                              **({"busy": True} if busy else {}))
+            self.trace.record(
+                "host",
+                "host",
+                "host.error",
+                " ".join([text, *busy]),
+                ref=call.id,
+                name=call.name,
+                **({"busy": True} if busy else {}),
+            )
             stderr.record_since(self.trace, route.server, call.id, call.name)
             return self._audited(call, route, arguments, verdict, "timeout", started, ToolResult(call.id, text, True))
         if is_error:
@@ -153,7 +202,9 @@ class ToolRouter:
         # Truncate first, so that what the guards add (the untrusted-data wrapper) is never cut off.
         shown = truncate(text, self.max_result_chars)
         if shown != text:
-            self.trace.record("host", "host", "host.truncate", shown[shown.rfind("[truncated"):], ref=call.id, name=call.name)
+            self.trace.record(
+                "host", "host", "host.truncate", shown[shown.rfind("[truncated") :], ref=call.id, name=call.name
+            )
         for guard in self.guards:
             shown = guard.on_result(route.server, call.name, shown, is_error)
         outcome = "isError" if is_error else "ok"
@@ -200,18 +251,23 @@ class ToolRouter:
         refusal = refusal_in(self.trace.events[mark:], route.server)
         if refusal is not None:
             challenge = refusal.payload["headers"].get("www-authenticate") or _("no WWW-Authenticate header")
-            return _("The host could not run {name}: the {server} server answered HTTP {status} ({challenge}); the "
-                     "host has no credentials it accepts, so the call did not reach the tool.").format(
-                         name=name, server=route.server, status=refusal.payload["status"], challenge=challenge)
-        needed = unserved_capability(self.trace.events[mark:], route.server, error.error.model_dump(by_alias=True),
-                                     self.offered)
+            return _(
+                "The host could not run {name}: the {server} server answered HTTP {status} ({challenge}); the "
+                "host has no credentials it accepts, so the call did not reach the tool."
+            ).format(name=name, server=route.server, status=refusal.payload["status"], challenge=challenge)
+        needed = unserved_capability(
+            self.trace.events[mark:], route.server, error.error.model_dump(by_alias=True), self.offered
+        )
         if needed is not None:
-            return _("The host could not run {name}: the {server} server asked the host for {capability}, a client "
-                     "capability this host does not offer, so the call could not go on.").format(
-                         name=name, server=route.server, capability=needed)
+            return _(
+                "The host could not run {name}: the {server} server asked the host for {capability}, a client "
+                "capability this host does not offer, so the call could not go on."
+            ).format(name=name, server=route.server, capability=needed)
         if error.error.message.startswith("Unknown tool"):
-            return (f"The host could not run {name}: no server offers a tool by that name. "
-                    f"Tools you can use: {', '.join(self.pool.names)}.")
+            return (
+                f"The host could not run {name}: no server offers a tool by that name. "
+                f"Tools you can use: {', '.join(self.pool.names)}."
+            )
         return f"The host could not run {name}: the server refused the request, and the host has dealt with it."
 
     async def _restarted(self, name: str, route: Route) -> str:
@@ -219,27 +275,49 @@ class ToolRouter:
         too_large = self.pool.too_large(route.server)
         if too_large is None:
             return f"The {route.server} server stopped during {name}; the host restarted it. The call did not complete."
-        self.trace.record("host", "host", "host.error", too_large.account(), name=name, server=route.server,
-                          payload={"bytes": too_large.size, "whole": too_large.whole, "limit": too_large.limit})
-        return _("The {server} server sent a message of {size} bytes during {name}, over the host's limit of {limit} "
-                 "bytes ({env}); the host ended that connection and restarted the server. The call did not complete: "
-                 "ask for less.").format(server=route.server, size=too_large.shown_size, name=name,
-                                         limit=f"{too_large.limit:,}", env=MAX_RESULT_BYTES_ENV)
+        self.trace.record(
+            "host",
+            "host",
+            "host.error",
+            too_large.account(),
+            name=name,
+            server=route.server,
+            payload={"bytes": too_large.size, "whole": too_large.whole, "limit": too_large.limit},
+        )
+        return _(
+            "The {server} server sent a message of {size} bytes during {name}, over the host's limit of {limit} "
+            "bytes ({env}); the host ended that connection and restarted the server. The call did not complete: "
+            "ask for less."
+        ).format(
+            server=route.server,
+            size=too_large.shown_size,
+            name=name,
+            limit=f"{too_large.limit:,}",
+            env=MAX_RESULT_BYTES_ENV,
+        )
 
     def _refuse(
         self, call: ToolCall, route: Route, decision: str, why: str, arguments: dict[str, Any] | None
     ) -> ToolResult:
-        self.audit.add(AuditEntry(self.trace.round, route.server, call.name, argument_hash(arguments), decision,
-                                  "not sent"))
+        self.audit.add(
+            AuditEntry(self.trace.round, route.server, call.name, argument_hash(arguments), decision, "not sent")
+        )
         return ToolResult(call.id, f"The host did not run {call.name}: {why}.", True)
 
     def _audited(
-        self, call: ToolCall, route: Route, arguments: dict[str, Any], decision: str, outcome: str,
-        started: float, result: ToolResult,
+        self,
+        call: ToolCall,
+        route: Route,
+        arguments: dict[str, Any],
+        decision: str,
+        outcome: str,
+        started: float,
+        result: ToolResult,
     ) -> ToolResult:
         latency = round((time.monotonic() - started) * 1000, 1)
-        self.audit.add(AuditEntry(self.trace.round, route.server, call.name, argument_hash(arguments), decision,
-                                  outcome, latency))
+        self.audit.add(
+            AuditEntry(self.trace.round, route.server, call.name, argument_hash(arguments), decision, outcome, latency)
+        )
         return result
 
 

@@ -55,17 +55,31 @@ class StderrMark:
         lines = self.written_since()
         if lines:
             raised = exceptions(lines)
-            trace.record("server", "host", "server.stderr", _("{server} stderr (not sent to the model): {last}").format(
-                server=server, last=raised[0] if raised else lines[-1]), ref=call_id, name=tool,
-                payload={"exceptions": raised, "lines": lines[-_TAIL_LINES:]}, server=server)
+            trace.record(
+                "server",
+                "host",
+                "server.stderr",
+                _("{server} stderr (not sent to the model): {last}").format(
+                    server=server, last=raised[0] if raised else lines[-1]
+                ),
+                ref=call_id,
+                name=tool,
+                payload={"exceptions": raised, "lines": lines[-_TAIL_LINES:]},
+                server=server,
+            )
         return lines
 
 
 def exceptions(lines: list[str]) -> list[str]:
     """The exception lines of the Python tracebacks in `lines`, as Python prints them: the first line at the margin
     after a traceback's indented frames. A chained traceback prints the cause first."""
-    return [line for before, line in pairwise(lines) if before[:1].isspace() and not line[:1].isspace()
-            and not line.startswith(("Traceback ", "The above exception", "During handling"))]
+    return [
+        line
+        for before, line in pairwise(lines)
+        if before[:1].isspace()
+        and not line[:1].isspace()
+        and not line.startswith(("Traceback ", "The above exception", "During handling"))
+    ]
 
 
 def _size(errlog: IO[str]) -> int:
@@ -98,12 +112,18 @@ class _StrayLineFilter(logging.Filter):
         if not listener.named:
             listener.named = True
             line = str(error.errors()[0].get("input", "")) if error.errors() else ""
-            listener.trace.record("host", "user", "host.note", _(
-                "The {server} server wrote a line that is not a protocol message to its stdout: {line!r}. "
-                "Over stdio, stdout carries JSON-RPC only; the host skipped the line. "
-                "Write logs to stderr: {fix}, or logging."
-            ).format(server=listener.server, line=line[:_SHOWN_CHARS], fix=STRAY_STDOUT_FIX), server=listener.server,
-                payload={"line": line[:_SHOWN_CHARS], "fix": STRAY_STDOUT_FIX})
+            listener.trace.record(
+                "host",
+                "user",
+                "host.note",
+                _(
+                    "The {server} server wrote a line that is not a protocol message to its stdout: {line!r}. "
+                    "Over stdio, stdout carries JSON-RPC only; the host skipped the line. "
+                    "Write logs to stderr: {fix}, or logging."
+                ).format(server=listener.server, line=line[:_SHOWN_CHARS], fix=STRAY_STDOUT_FIX),
+                server=listener.server,
+                payload={"line": line[:_SHOWN_CHARS], "fix": STRAY_STDOUT_FIX},
+            )
         return False
 
 

@@ -15,7 +15,13 @@ from ._loopback import no_proxy_for_loopback
 from ._network_env import network_env
 
 __all__ = [
-    "DEFAULT_DATA_DIR", "LAB_SHARED_ENV", "REPO_ROOT", "SEALING_KEY_ENV", "TRANSPORTS", "WORKDIR_ENV", "ServerSpec",
+    "DEFAULT_DATA_DIR",
+    "LAB_SHARED_ENV",
+    "REPO_ROOT",
+    "SEALING_KEY_ENV",
+    "TRANSPORTS",
+    "WORKDIR_ENV",
+    "ServerSpec",
     "server_env",
 ]
 
@@ -65,15 +71,18 @@ class ServerSpec:
         if self.url is not None and self.transport != "sse":
             object.__setattr__(self, "transport", "http")
         if self.transport not in TRANSPORTS:
-            raise ValueError(f"server {self.name!r}: transport must be one of {', '.join(TRANSPORTS)}, "
-                             f"not {self.transport!r}")
+            raise ValueError(
+                f"server {self.name!r}: transport must be one of {', '.join(TRANSPORTS)}, not {self.transport!r}"
+            )
         if self.url is not None and self.command is not None:
             raise ValueError(f"server {self.name!r}: give a command or a url, not both")
         if self.transport == "sse" and self.url is None:
             raise ValueError(f"server {self.name!r}: the legacy SSE transport reaches a running server: give its url")
         if self.command is not None and self.transport == "http":
-            raise ValueError(f"server {self.name!r}: a command is started over stdio; to use HTTP, start it "
-                             "yourself and give its url")
+            raise ValueError(
+                f"server {self.name!r}: a command is started over stdio; to use HTTP, start it "
+                "yourself and give its url"
+            )
 
     @property
     def lab_server(self) -> bool:

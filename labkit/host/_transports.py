@@ -53,7 +53,9 @@ def stdio_transport(
 
 @asynccontextmanager
 async def _explained(
-    spec: ServerSpec, errlog: IO[str] | None, trace: Trace,
+    spec: ServerSpec,
+    errlog: IO[str] | None,
+    trace: Trace,
 ) -> AsyncIterator[TransportStreams]:
     """The SDK's stdio client; a server that died, or that its supervisor ended, becomes an error that says why."""
     with ExitStack() as files:
@@ -86,8 +88,14 @@ def _connection_closed(error: BaseException) -> bool:
 
 
 def http_transport(
-    url: str, trace: Trace, *, server: str, server_events: Path | None = None, headers: Mapping[str, str] | None = None,
-    recorder: HttpRecorder | None = None, auth: httpx2.Auth | None = None,
+    url: str,
+    trace: Trace,
+    *,
+    server: str,
+    server_events: Path | None = None,
+    headers: Mapping[str, str] | None = None,
+    recorder: HttpRecorder | None = None,
+    auth: httpx2.Auth | None = None,
 ) -> TappedTransport:
     """A Streamable HTTP endpoint; frames are recorded, and each request's status and MCP headers too (notebook 02).
 
@@ -104,8 +112,9 @@ def http_transport(
         mounts=DIRECT_TO_LOOPBACK,
         event_hooks=recorder.hooks(),
     )
-    return TappedTransport(_owned_http(url, http), trace, server=server, server_events=server_events,
-                           made_up=recorder.made_up)
+    return TappedTransport(
+        _owned_http(url, http), trace, server=server, server_events=server_events, made_up=recorder.made_up
+    )
 
 
 @asynccontextmanager
@@ -115,8 +124,14 @@ async def _owned_http(url: str, http: httpx2.AsyncClient) -> AsyncIterator[Trans
         yield streams
 
 
-def sse_transport(url: str, trace: Trace, *, server: str, headers: Mapping[str, str] | None = None,
-                  recorder: HttpRecorder | None = None) -> TappedTransport:
+def sse_transport(
+    url: str,
+    trace: Trace,
+    *,
+    server: str,
+    headers: Mapping[str, str] | None = None,
+    recorder: HttpRecorder | None = None,
+) -> TappedTransport:
     """A server on the legacy HTTP+SSE transport (2024-11-05), through the SDK's `sse_client` (notebook 08).
 
     `type: "sse"` in an editor's config: one GET holds an event stream open, each message is a POST to
@@ -124,10 +139,15 @@ def sse_transport(url: str, trace: Trace, *, server: str, headers: Mapping[str, 
     """
     recorder = recorder or HttpRecorder(trace, server)
 
-    def client(headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None,
-               auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
-        return httpx2.AsyncClient(headers=headers, timeout=timeout or httpx2.Timeout(30.0, read=300.0), auth=auth,
-                                  event_hooks=recorder.hooks())
+    def client(
+        headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None, auth: httpx2.Auth | None = None
+    ) -> httpx2.AsyncClient:
+        return httpx2.AsyncClient(
+            headers=headers,
+            timeout=timeout or httpx2.Timeout(30.0, read=300.0),
+            auth=auth,
+            event_hooks=recorder.hooks(),
+        )
 
     streams = sse_client(url, headers=dict(headers or {}), httpx_client_factory=client)
     return TappedTransport(streams, trace, server=server, made_up=recorder.made_up)

@@ -18,7 +18,12 @@ from ._rerun import Waited, replaces_declined_form
 from ._waiting import WaitingForm
 
 __all__ = [
-    "SCRIPTED_USER_ENV", "elicitation_callback", "scripted_answers", "scripted_form", "scripted_user_active", "widget_form",
+    "SCRIPTED_USER_ENV",
+    "elicitation_callback",
+    "scripted_answers",
+    "scripted_form",
+    "scripted_user_active",
+    "widget_form",
 ]
 
 SCRIPTED_USER_ENV = "LABKIT_SCRIPTED_USER"
@@ -35,11 +40,16 @@ def answer_problems(schema: dict[str, Any], answer: dict[str, Any]) -> list[str]
     for name, spec in (schema.get("properties") or {}).items():
         label, value = spec.get("title") or name, answer.get(name)
         if value in (None, "") and name in schema.get("required", ()):
-            choices = _(": pick one of {values}").format(values=', '.join(map(str, spec['enum']))) if "enum" in spec else ""
+            choices = (
+                _(": pick one of {values}").format(values=", ".join(map(str, spec["enum"]))) if "enum" in spec else ""
+            )
             problems.append(_("{label} is required{choices}").format(label=label, choices=choices))
         elif "enum" in spec and value is not None and value not in spec["enum"]:
-            problems.append(_("{label} must be one of {values}, not {value!r}").format(
-                label=label, values=', '.join(map(str, spec['enum'])), value=value))
+            problems.append(
+                _("{label} must be one of {values}, not {value!r}").format(
+                    label=label, values=", ".join(map(str, spec["enum"])), value=value
+                )
+            )
     return problems
 
 
@@ -75,15 +85,19 @@ def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor
         submit = widgets.Button(description=_("Submit"), button_style="primary")
         decline = widgets.Button(description=_("Decline"))
         # ◷ and ►, not emoji: text fonts draw them; a browser with no emoji font shows an emoji as a box.
-        status = widgets.HTML(value=_("◷ waiting for your answer (declines by itself after {timeout:.0f} s)").format(
-            timeout=timeout))
+        status = widgets.HTML(
+            value=_("◷ waiting for your answer (declines by itself after {timeout:.0f} s)").format(timeout=timeout)
+        )
         title = _("► Your answer is needed: {message}").format(message=html.escape(message))
         why = _("<br><small>asked by {about}</small>").format(about=html.escape(about)) if about else ""
         if not scripted_user_active() and replaces_declined_form():
-            why += _("<br><small>↻ this is the new run's form: the earlier one was declined when you ran the cells "
-                     "again</small>")
-        form = widgets.VBox([widgets.HTML(f"<b>{title}</b>{why}"), *fields.values(),
-                             widgets.HBox([submit, decline]), status])
+            why += _(
+                "<br><small>↻ this is the new run's form: the earlier one was declined when you ran the cells "
+                "again</small>"
+            )
+        form = widgets.VBox(
+            [widgets.HTML(f"<b>{title}</b>{why}"), *fields.values(), widgets.HBox([submit, decline]), status]
+        )
         shown = WaitingForm(form, status, (*fields.values(), submit, decline))
         shown.show(live=not scripted_user_active())
         if scripted_user_active():
@@ -97,7 +111,7 @@ def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor
             given = {n: f.value for n, f in fields.items() if f.value is not None}
             problems = answer_problems(schema, given)
             if problems:
-                status.value = _("⚠ not sent: {problems}").format(problems=html.escape('; '.join(problems)))
+                status.value = _("⚠ not sent: {problems}").format(problems=html.escape("; ".join(problems)))
             elif not answer.done():
                 answer.set_result(given)
 
@@ -106,8 +120,16 @@ def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor
         # No "never drawn" cut-off: JupyterLab draws a cell's output only when it scrolls near it.
         waited = await shown.wait(answer, timeout)
         result = answer.result() if waited is Waited.ANSWERED else None
-        line = _("submitted: {answer}").format(answer=html.escape(str(result))) if result is not None else (
-            _("declined: nothing was sent to the server as an answer, so the server will not do what it asked about"))
+        line = (
+            _("submitted: {answer}").format(answer=html.escape(str(result)))
+            if result is not None
+            else (
+                _(
+                    "declined: nothing was sent to the server as an answer, "
+                    "so the server will not do what it asked about"
+                )
+            )
+        )
         if waited is Waited.RUN_AGAIN:
             line += _(" (you ran this cell again while the form waited)")
         shown.close(line)

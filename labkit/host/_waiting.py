@@ -14,8 +14,10 @@ from ._rerun import Waited, wait_for_click
 
 __all__ = ["FORM_FALLBACK", "WaitingForm"]
 
-FORM_FALLBACK = N_("[form: drawn here while this cell runs in JupyterLab. Reopened the notebook while it waited and "
-                   "see no form? Run → Run All Cells asks again.]")
+FORM_FALLBACK = N_(
+    "[form: drawn here while this cell runs in JupyterLab. Reopened the notebook while it waited and "
+    "see no form? Run → Run All Cells asks again.]"
+)
 """What a saved notebook shows where a form was (tools/notebooks.py writes it in place of every widget)."""
 
 _WAITING = "labkit-waiting"
@@ -62,8 +64,12 @@ class WaitingForm:
         try:
             return await wait_for_click(answer, timeout)
         except (asyncio.CancelledError, KeyboardInterrupt):
-            self.close(_("■ stopped: the kernel was interrupted while this form waited, so nothing was sent. Run "
-                         "this cell again (or Run All) to be asked again."))
+            self.close(
+                _(
+                    "■ stopped: the kernel was interrupted while this form waited, so nothing was sent. Run "
+                    "this cell again (or Run All) to be asked again."
+                )
+            )
             if shell is not None:
                 _STOPPED.add(shell.execution_count)
             raise
@@ -80,8 +86,10 @@ class WaitingForm:
             "key": self.key,
             "banner": _("► A form is waiting for your answer: click here to show it"),
             "title": _("► answer the form"),
-            "restarted": _("■ stopped: the kernel restarted (or stopped) while this form waited, so nothing was sent. "
-                           "Run → Run All Cells (or run this cell) to be asked again."),
+            "restarted": _(
+                "■ stopped: the kernel restarted (or stopped) while this form waited, so nothing was sent. "
+                "Run → Run All Cells (or run this cell) to be asked again."
+            ),
         }
 
 
@@ -112,8 +120,14 @@ def _hook_stop_message() -> Any:
     def one_line(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: Any = None) -> list[str]:
         if shell.execution_count in _STOPPED:
             _STOPPED.discard(shell.execution_count)
-            stb = ["\x1b[0;31m■ " + _("The kernel was interrupted while a form waited for your answer: nothing was "
-                                        "sent. Run this cell again, or Run All, to be asked again.") + "\x1b[0m"]
+            stb = [
+                "\x1b[0;31m■ "
+                + _(
+                    "The kernel was interrupted while a form waited for your answer: nothing was "
+                    "sent. Run this cell again, or Run All, to be asked again."
+                )
+                + "\x1b[0m"
+            ]
         else:
             stb = shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
         shell._showtraceback(etype, value, stb)

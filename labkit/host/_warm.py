@@ -20,8 +20,9 @@ _LOOK_S = 0.5
 class _HostsWarmPython:
     def __init__(self, pythonpath: str) -> None:
         self.owner, self.pythonpath = os.getpid(), pythonpath
-        self.python = WarmPython(SERVERS_FIRST, SERVERS_WHEN_IDLE, env={**servers_env(os.environ),
-                                 "PYTHONPATH": pythonpath}, cwd=pythonpath)
+        self.python = WarmPython(
+            SERVERS_FIRST, SERVERS_WHEN_IDLE, env={**servers_env(os.environ), "PYTHONPATH": pythonpath}, cwd=pythonpath
+        )
         # Given longer while it waits for a CPU: stopped for a busy machine, its start-up would be lost, and its
         # waiting with it (a server's start-up limit is moved on by what its processes waited, alive ones only).
         deadline = Deadline(scaled(_READY_TIMEOUT_S))

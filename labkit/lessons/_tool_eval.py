@@ -18,15 +18,29 @@ from ..host import Api, Conversation, select_model, stdio_transport, wire_tool
 from ..trace import Trace
 from ._model import make_client
 
-__all__ = ["EVAL_SET", "VERDICTS", "EvalCase", "EvalOutcome", "EvalSet", "ToolChoiceReport", "load_eval_set",
-           "run_tool_eval", "server_tools"]
+__all__ = [
+    "EVAL_SET",
+    "VERDICTS",
+    "EvalCase",
+    "EvalOutcome",
+    "EvalSet",
+    "ToolChoiceReport",
+    "load_eval_set",
+    "run_tool_eval",
+    "server_tools",
+]
 
 EVAL_SET = Path(__file__).with_name("data") / "tool_choice_eval.json"
 """The lab's tool-choice test set: questions → the expected tool and arguments, or no call (notebook 10)."""
 
 RIGHT, DECLINED, WRONG_TOOL, WRONG_ARGUMENTS, MISSED, FALSE_CALL = (
-    N_("right call"), N_("rightly no call"), N_("wrong tool"), N_("wrong arguments"), N_("missed call"),
-    N_("false call"))
+    N_("right call"),
+    N_("rightly no call"),
+    N_("wrong tool"),
+    N_("wrong arguments"),
+    N_("missed call"),
+    N_("false call"),
+)
 VERDICTS = (RIGHT, DECLINED, WRONG_TOOL, WRONG_ARGUMENTS, MISSED, FALSE_CALL)
 """Every verdict a case can get, in report order; the first two count as correct."""
 _CORRECT = frozenset({RIGHT, DECLINED})
@@ -61,14 +75,25 @@ def load_eval_set(path: str | Path = EVAL_SET) -> EvalSet:
     for number, case in enumerate(data.get("cases") or [], 1):
         expect = case.get("expect")
         if not case.get("id") or not case.get("question") or not (expect is None or isinstance(expect, dict)):
-            raise ValueError(_("{path}: case {number} needs an id, a question and an expect (an object or null)")
-                             .format(path=path, number=number))
-        cases.append(EvalCase(case["id"], case["question"], (expect or {}).get("tool"),
-                              dict((expect or {}).get("arguments") or {})))
+            raise ValueError(
+                _("{path}: case {number} needs an id, a question and an expect (an object or null)").format(
+                    path=path, number=number
+                )
+            )
+        cases.append(
+            EvalCase(
+                case["id"], case["question"], (expect or {}).get("tool"), dict((expect or {}).get("arguments") or {})
+            )
+        )
     if not cases:
         raise ValueError(_("{path} holds no cases").format(path=path))
-    return EvalSet(data.get("name", Path(path).stem), str(data.get("version", "?")), tuple(data.get("servers") or ()),
-                   tuple(cases), hashlib.sha256(raw).hexdigest())
+    return EvalSet(
+        data.get("name", Path(path).stem),
+        str(data.get("version", "?")),
+        tuple(data.get("servers") or ()),
+        tuple(cases),
+        hashlib.sha256(raw).hexdigest(),
+    )
 
 
 @dataclass(frozen=True)
@@ -108,22 +133,41 @@ class ToolChoiceReport:
 
     def summary(self) -> dict[str, Any]:
         """One row: the set and its version, the model, how many cases, the accuracy and each mistake's count."""
-        return {_("test set"): f"{self.eval_set.name} {self.eval_set.version}", _("model"): self.model,
-                _("cases"): len(self.outcomes), _("accuracy"): round(self.accuracy, 3), **self.counts}
+        return {
+            _("test set"): f"{self.eval_set.name} {self.eval_set.version}",
+            _("model"): self.model,
+            _("cases"): len(self.outcomes),
+            _("accuracy"): round(self.accuracy, 3),
+            **self.counts,
+        }
 
     def rows(self) -> list[dict[str, Any]]:
         """One row per case: the question, what was expected, what the model called, and the verdict."""
-        return [{_("case"): o.case.id, _("question"): o.case.question,
-                 _("expected"): _call_text(o.case.tool, o.case.arguments),
-                 _("called"): _call_text(o.called, o.arguments), _("verdict"): _(o.verdict)} for o in self.outcomes]
+        return [
+            {
+                _("case"): o.case.id,
+                _("question"): o.case.question,
+                _("expected"): _call_text(o.case.tool, o.case.arguments),
+                _("called"): _call_text(o.called, o.arguments),
+                _("verdict"): _(o.verdict),
+            }
+            for o in self.outcomes
+        ]
 
     def changed(self, other: ToolChoiceReport) -> list[dict[str, Any]]:
         """The cases whose verdict differs between this run and `other` (same set): what a change broke or fixed."""
         before = {o.case.id: o for o in other.outcomes}
-        return [{_("case"): o.case.id, _("question"): o.case.question,
-                 _("before"): _(before[o.case.id].verdict), _("after"): _(o.verdict),
-                 _("called after"): _call_text(o.called, o.arguments)}
-                for o in self.outcomes if o.case.id in before and before[o.case.id].verdict != o.verdict]
+        return [
+            {
+                _("case"): o.case.id,
+                _("question"): o.case.question,
+                _("before"): _(before[o.case.id].verdict),
+                _("after"): _(o.verdict),
+                _("called after"): _call_text(o.called, o.arguments),
+            }
+            for o in self.outcomes
+            if o.case.id in before and before[o.case.id].verdict != o.verdict
+        ]
 
 
 def _call_text(tool: str | None, arguments: Mapping[str, Any]) -> str:
@@ -177,8 +221,11 @@ async def run_tool_eval(
     names = {tool["name"] for tool in offered}
     unknown = sorted({c.tool for c in eval_set.cases if c.tool and c.tool not in names})
     if unknown:
-        raise ValueError(_("the test set expects {unknown}, which the offered tools ({names}) do not include").format(
-            unknown=", ".join(unknown), names=", ".join(sorted(names))))
+        raise ValueError(
+            _("the test set expects {unknown}, which the offered tools ({names}) do not include").format(
+                unknown=", ".join(unknown), names=", ".join(sorted(names))
+            )
+        )
     selection = select_model(provider, env)  # type: ignore[arg-type]
     client = make_client(selection.provider, trace=trace, scenario="none", env=env)
     outcomes = []
@@ -187,8 +234,7 @@ async def run_tool_eval(
         conversation.add_user(case.question)
         turn = await conversation.ask()
         first = turn.tool_calls[0] if turn.tool_calls else None
-        outcomes.append(score(case, first.name if first else None, (first.arguments or {}) if first else {},
-                              turn.text))
+        outcomes.append(score(case, first.name if first else None, (first.arguments or {}) if first else {}, turn.text))
     await client.close()
     return ToolChoiceReport(eval_set, selection.model, not selection.live, tuple(sorted(names)), tuple(outcomes))
 

@@ -52,9 +52,15 @@ class HintsGuard(Guard):
             return tools
         hinted = [f"{t.name} ({_hints(t)})" for t in tools if t.annotations is not None]
         if hinted:
-            self.trace.record("host", "host", "host.hints", _("ignores {server}'s annotations (untrusted hints): ").format(
-                server=server)
-                              + "; ".join(hinted), server=server, outcome="ignored", by=self.name)
+            self.trace.record(
+                "host",
+                "host",
+                "host.hints",
+                _("ignores {server}'s annotations (untrusted hints): ").format(server=server) + "; ".join(hinted),
+                server=server,
+                outcome="ignored",
+                by=self.name,
+            )
         return [tool.model_copy(update={"annotations": None}) for tool in tools]
 
 

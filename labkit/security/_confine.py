@@ -78,5 +78,8 @@ def least_privilege(spec: ServerSpec, lab: LabFolder, *, trusted: bool = False) 
     if trusted:
         data = server_env(launched).get("LABKIT_DATA_DIR")
         return replace(launched, writable=(*spec.writable, data) if data else spec.writable)
-    return replace(launched, readable=(*spec.readable, str(lab.workspace)),
-                   writable=(*spec.writable, str(lab.ground_truth)) if spec.lab_server else spec.writable)
+    return replace(
+        launched,
+        readable=(*spec.readable, str(lab.workspace)),
+        writable=(*spec.writable, str(lab.ground_truth)) if spec.lab_server else spec.writable,
+    )

@@ -78,11 +78,17 @@ class Defences:
 
     def __str__(self) -> str:
         on = self.on
-        return _("all defences") if len(on) == len(DEFENCES) else _("no defences") if not on else _("only {on}").format(
-            on=", ".join(on))
+        return (
+            _("all defences")
+            if len(on) == len(DEFENCES)
+            else _("no defences")
+            if not on
+            else _("only {on}").format(on=", ".join(on))
+        )
 
     def table(self) -> pd.DataFrame:
         import pandas as pd
+
         return pd.DataFrame([{"defence": n, "on": getattr(self, n), "what it does": _(w)} for n, w in DEFENCES.items()])
 
 
@@ -95,10 +101,18 @@ class Shield:
     """
 
     def __init__(
-        self, trace: Trace, defences: Defences = Defences(), *, lab: LabFolder, desk: ApprovalDesk | None = None,
-        pins: PinStore, pin_approver: PinApprover = trust_on_first_use,
-        trusted: Iterable[str] = TRUSTED_SERVERS, key: bytes = TEACHING_KEY,
-        canaries: Sequence[str] = (), secrets: Mapping[str, str] | None = None,
+        self,
+        trace: Trace,
+        defences: Defences = Defences(),
+        *,
+        lab: LabFolder,
+        desk: ApprovalDesk | None = None,
+        pins: PinStore,
+        pin_approver: PinApprover = trust_on_first_use,
+        trusted: Iterable[str] = TRUSTED_SERVERS,
+        key: bytes = TEACHING_KEY,
+        canaries: Sequence[str] = (),
+        secrets: Mapping[str, str] | None = None,
     ) -> None:
         self.trace, self.defences, self.lab, self.pins, self.key = trace, defences, lab, pins, key
         self.canaries, self.secrets = tuple(canaries), dict(secrets or {})
@@ -165,8 +179,9 @@ class Shield:
         specs = self.specs(servers)
         for spec in specs:
             self._say_confinement(spec)
-        host = Host(self.trace, specs, policy=self.policy, guards=self.guards,
-                    namespaced=self.defences.namespace, **options)
+        host = Host(
+            self.trace, specs, policy=self.policy, guards=self.guards, namespaced=self.defences.namespace, **options
+        )
         host.connector.trust = self.trusted
         self._host = host
         async with host:
@@ -176,6 +191,9 @@ class Shield:
         if spec.transport != "stdio" or not self.defences.least_privilege:
             return
         state = confinement()
-        said = (_("{server} runs confined: {why}") if state.confined else
-                _("{server} runs NOT confined, with the user's rights: {why}")).format(server=spec.name, why=state.why)
+        said = (
+            _("{server} runs confined: {why}")
+            if state.confined
+            else _("{server} runs NOT confined, with the user's rights: {why}")
+        ).format(server=spec.name, why=state.why)
         self.trace.record("host", "host", "host.note", said, server=spec.name, confined=state.confined)

@@ -79,12 +79,15 @@ def _check_thinking(body: dict[str, Any]) -> None:
         if not isinstance(budget, int) or budget < 1024:
             raise Rejected("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024")
         if budget >= int(body.get("max_tokens") or 0):
-            raise Rejected("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our "
-                           "documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking")
+            raise Rejected(
+                "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our "
+                "documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
+            )
     messages = body.get("messages") or []
     last = messages[-1] if messages else {}
     ends_with_results = last.get("role") == "user" and any(
-        isinstance(b, dict) and b.get("type") == "tool_result" for b in last.get("content") or [] if b)
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in last.get("content") or [] if b
+    )
     if ends_with_results and len(messages) >= 2 and isinstance(messages[-2].get("content"), list):
         index, content = len(messages) - 2, messages[-2]["content"]
         found = content[0].get("type") if content else "nothing"

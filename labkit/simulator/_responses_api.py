@@ -82,8 +82,11 @@ class ResponsesAPI:
                 continue
             before = {i.get("id") for i in items[:position] if i.get("type") == "reasoning"}
             if needed not in before:
-                raise Rejected(f"Item '{item['id']}' of type 'function_call' was provided without its required "
-                               f"'reasoning' item: '{needed}'.", param="input")
+                raise Rejected(
+                    f"Item '{item['id']}' of type 'function_call' was provided without its required "
+                    f"'reasoning' item: '{needed}'.",
+                    param="input",
+                )
 
     def _history(self, body: dict[str, Any]) -> list[dict[str, Any]]:
         previous = body.get("previous_response_id")

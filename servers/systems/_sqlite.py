@@ -50,8 +50,10 @@ def _cause(path: Path, error: sqlite3.Error | OSError) -> str:
     if name.startswith("SQLITE_FULL") or number in (errno.ENOSPC, errno.EDQUOT):
         return f"the disk holding {path.parent} is full; free some space and try again"
     if name.startswith(_CANNOT_OPEN) or number in (errno.EACCES, errno.EROFS, errno.EPERM, errno.ENOTDIR):
-        return (f"the store {path} cannot be opened or created there ({error}); set LABKIT_DATA_DIR to a folder "
-                "this server may write")
+        return (
+            f"the store {path} cannot be opened or created there ({error}); set LABKIT_DATA_DIR to a folder "
+            "this server may write"
+        )
     return f"the store {path} cannot be read ({type(error).__name__}: {error})"
 
 

@@ -11,7 +11,13 @@ from servers._report import report
 from servers._wiring import data_dir
 
 __all__ = [
-    "RECEIVED_FILE", "RUN_ENV", "ground_truth_dir", "launch_counter", "launch_number", "received", "record",
+    "RECEIVED_FILE",
+    "RUN_ENV",
+    "ground_truth_dir",
+    "launch_counter",
+    "launch_number",
+    "received",
+    "record",
     "untrusted_dir",
 ]
 
@@ -44,8 +50,13 @@ def record(server: str, tool: str, arguments: dict[str, Any]) -> None:
     line = json.dumps(entry, ensure_ascii=False)
     with open(ground_truth_dir() / RECEIVED_FILE, "a", encoding="utf-8") as handle:
         handle.write(line + "\n")
-    report("server", "server", "server.received", f"{server} received {tool}({', '.join(arguments)})",
-           {"tool": tool, "arguments": arguments})
+    report(
+        "server",
+        "server",
+        "server.received",
+        f"{server} received {tool}({', '.join(arguments)})",
+        {"tool": tool, "arguments": arguments},
+    )
 
 
 def received(offset: int = 0, run: str | None = None) -> list[dict[str, Any]]:

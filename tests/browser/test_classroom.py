@@ -21,11 +21,18 @@ LAPTOP = {"width": 1366, "height": 768}
 IN_VIEW_S = 2.0  # a form is in the window within this long after it is drawn
 # CLASSROOM_LESSONS="00 03 04 07" plays those (one at a time is how to iterate on this 2-core machine); 00 and 03
 # by default: 04 and 07 have not yet been seen to pass here (see the issue's note).
-COURSE = tuple(n for n in ("00_start_here", "03_nineteen_steps", "04_elicitation", "07_security")
-               if n[:2] in os.environ.get("CLASSROOM_LESSONS", "00 03").split())
-EDITIONS = {"en": ("notebooks", gettext.NullTranslations()),
-            "zh_CN": ("zh-CN/notebooks", gettext.GNUTranslations(
-                (REPO / "labkit/locale/zh_CN/LC_MESSAGES/labkit.mo").open("rb")))}
+COURSE = tuple(
+    n
+    for n in ("00_start_here", "03_nineteen_steps", "04_elicitation", "07_security")
+    if n[:2] in os.environ.get("CLASSROOM_LESSONS", "00 03").split()
+)
+EDITIONS = {
+    "en": ("notebooks", gettext.NullTranslations()),
+    "zh_CN": (
+        "zh-CN/notebooks",
+        gettext.GNUTranslations((REPO / "labkit/locale/zh_CN/LC_MESSAGES/labkit.mo").open("rb")),
+    ),
+}
 # In the page from its first script on: every form drawn gets the moment it appeared and the first moment it was
 # inside the window and its notebook's visible area (not under the toolbar, not below the fold).
 _WATCH_FORMS = """
@@ -98,8 +105,11 @@ def survey(page: Page, panel: Locator) -> dict[str, object]:
     seen.update(panel.evaluate(_SEEN_NOW))
     diagrams = [value for key, value in seen.items() if key.startswith("diagram")]
     tables = [value for key, value in seen.items() if key.startswith("table")]
-    return {"label_px": _label_px(page, diagrams), "tables": len(tables),
-            "tables_wider_than_output": [t for t in tables if t["over_px"] > 0]}
+    return {
+        "label_px": _label_px(page, diagrams),
+        "tables": len(tables),
+        "tables_wider_than_output": [t for t in tables if t["over_px"] > 0],
+    }
 
 
 def _label_px(page: Page, diagrams: list) -> list[float]:
@@ -107,11 +117,18 @@ def _label_px(page: Page, diagrams: list) -> list[float]:
     sizes = []
     for svg, width in diagrams:
         probe.set_content("<body style='margin:0'></body>")
-        sizes.append(round(probe.evaluate(
-            """([svg, width]) => { document.body.innerHTML = svg; const el = document.querySelector('svg');
+        sizes.append(
+            round(
+                probe.evaluate(
+                    """([svg, width]) => { document.body.innerHTML = svg; const el = document.querySelector('svg');
                el.style.width = width + 'px'; el.style.maxWidth = width + 'px'; el.removeAttribute('height');
                return Math.min(...[...el.querySelectorAll('.messageText')].map(
-                 t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)); }""", [svg, width]), 2))
+                 t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)); }""",
+                    [svg, width],
+                ),
+                2,
+            )
+        )
     probe.close()
     return sizes
 
@@ -121,8 +138,9 @@ def waiting_forms(panel: Locator) -> Locator:
     return panel.locator(".labkit-form").filter(has=panel.page.locator("button:not([disabled])"))
 
 
-def answer_each_form(page: Page, panel: Locator, path: str, tr: gettext.NullTranslations, name: str,
-                     timeout: float = 420) -> list[float]:
+def answer_each_form(
+    page: Page, panel: Locator, path: str, tr: gettext.NullTranslations, name: str, timeout: float = 420
+) -> list[float]:
     """Run All, and answer each form once it is in view; the seconds each took from drawn to in view."""
     running = panel.locator(".jp-CodeCell .jp-InputArea-prompt").filter(has_text="[*]")
     menu(page, "Run", "Run All Cells")
@@ -154,15 +172,21 @@ def answer_each_form(page: Page, panel: Locator, path: str, tr: gettext.NullTran
         pytest.fail(f"{path} did not finish; errors: {errors_in(panel)}")
     wait_idle(page)
     probes = page.evaluate("window.__forms")
-    return [round((p["inView"] - p["appeared"]) / 1000, 2) if p["inView"] is not None else float("inf")
-            for p in probes[-answered:]] if answered else []
+    return (
+        [
+            round((p["inView"] - p["appeared"]) / 1000, 2) if p["inView"] is not None else float("inf")
+            for p in probes[-answered:]
+        ]
+        if answered
+        else []
+    )
 
 
 @pytest.mark.parametrize("edition", list(EDITIONS))
 def test_each_form_of_the_course_is_in_view_within_2_s(laptop: Page, lab, edition: str) -> None:
     folder, tr = EDITIONS[edition]
     measured: dict[str, list[float]] = {}
-    readable: dict[str, dict[str, list]] = {}
+    readable: dict[str, dict[str, object]] = {}
     for lesson in COURSE:
         path = f"{folder}/{lesson}.ipynb"
         panel = open_lesson(laptop, lab.url, path)
@@ -170,8 +194,9 @@ def test_each_form_of_the_course_is_in_view_within_2_s(laptop: Page, lab, editio
         assert errors_in(panel) == [], (path, errors_in(panel))
         expect(laptop.locator(".labkit-waiting-banner")).to_have_count(0)
         readable[lesson] = survey(laptop, panel)
-    (SHOTS / f"classroom_{edition}.json").write_text(json.dumps(
-        {"seconds_drawn_to_in_view": measured, "readability": readable}, indent=1))
+    (SHOTS / f"classroom_{edition}.json").write_text(
+        json.dumps({"seconds_drawn_to_in_view": measured, "readability": readable}, indent=1)
+    )
     print(f"seconds from drawn to in view ({edition}):", measured, "readability:", readable)
     assert all(s <= IN_VIEW_S for seconds in measured.values() for s in seconds), measured
     assert any(measured.values()), measured

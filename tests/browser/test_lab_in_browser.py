@@ -39,8 +39,15 @@ def menu(page: Page, top: str, item: str) -> None:
     page.locator(".lm-Menu-itemLabel", has_text=re.compile(rf"^{re.escape(item)}$")).first.click()
 
 
-def run_all(page: Page, panel: Locator, path: str, *, answer: str | None = None, timeout: float = 420,
-            on_form: Callable[[], object] | None = None) -> list[str]:
+def run_all(
+    page: Page,
+    panel: Locator,
+    path: str,
+    *,
+    answer: str | None = None,
+    timeout: float = 420,
+    on_form: Callable[[], object] | None = None,
+) -> list[str]:
     """Clear every output, Run All, click `answer` + Submit in each form that appears; the forms' last words."""
     code_cells = sum(c["cell_type"] == "code" for c in json.loads((REPO / path).read_text())["cells"])
     menu(page, "Edit", "Clear Outputs of All Cells")
@@ -137,9 +144,11 @@ def test_03_renders_the_diagram_the_table_and_the_chart(page: Page, lab, guard, 
     natural = page.context.new_page()  # the same picture at its own size, to read the arrows
     width = re.search(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+)', svg)
     natural.set_content("<body style='margin:0'></body>")
-    natural.evaluate("([src, width]) => { const img = new Image(); img.src = src; img.style.width = width + 'px';"
-                     " document.body.append(img); return img.decode(); }",
-                     [diagram.get_attribute("src"), float(width.group(1)) if width else 2000])
+    natural.evaluate(
+        "([src, width]) => { const img = new Image(); img.src = src; img.style.width = width + 'px';"
+        " document.body.append(img); return img.decode(); }",
+        [diagram.get_attribute("src"), float(width.group(1)) if width else 2000],
+    )
     shoot(natural, "03_mermaid_full_size", natural)
     natural.close()
 
@@ -162,8 +171,9 @@ def test_03_renders_the_diagram_the_table_and_the_chart(page: Page, lab, guard, 
     assert page.locator(".Toastify__toast", has_text=re.compile("news|update", re.I)).count() == 0, "no pop-ups"
     assert repo_writes(lab) == [], "the test never writes to the repo"
     # the control: a request that would leave the machine is caught and logged by the same guard
-    assert page.evaluate("() => fetch('https://cdn.jsdelivr.net/npm/mermaid').then(() => 'sent', () => 'aborted')") \
-        == "aborted" and guard.blocked == ["https://cdn.jsdelivr.net/npm/mermaid"]
+    assert page.evaluate(
+        "() => fetch('https://cdn.jsdelivr.net/npm/mermaid').then(() => 'sent', () => 'aborted')"
+    ) == "aborted" and guard.blocked == ["https://cdn.jsdelivr.net/npm/mermaid"]
 
 
 def test_04_the_learner_answers_team_and_the_run_saves_there(page: Page, lab, guard, memory) -> None:

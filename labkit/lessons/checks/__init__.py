@@ -33,19 +33,29 @@ def check(key: str, answer: Any) -> Verdict:
     """Check the learner's answer to exercise `key`; never raises, so the notebook runs on (notebook 00)."""
     exercise = EXERCISES.get(key)
     if exercise is None:
-        return Verdict(key, False, _("There is no exercise {key!r}; the lab's exercises are {keys}.").format(
-            key=key, keys=", ".join(sorted(EXERCISES))))
+        return Verdict(
+            key,
+            False,
+            _("There is no exercise {key!r}; the lab's exercises are {keys}.").format(
+                key=key, keys=", ".join(sorted(EXERCISES))
+            ),
+        )
     if answer is TODO:
-        return Verdict(key, False, _("Exercise {key}: not yet answered. Goal: {goal}").format(
-            key=key, goal=_(exercise.goal)))
+        return Verdict(
+            key, False, _("Exercise {key}: not yet answered. Goal: {goal}").format(key=key, goal=_(exercise.goal))
+        )
     try:
         problem = exercise.checker(answer)
     except Exception as error:  # noqa: BLE001 - a learner's answer may be of any shape
         problem = _("the answer could not be checked ({error_type}: {error})").format(
-            error_type=type(error).__name__, error=error)
+            error_type=type(error).__name__, error=error
+        )
     if problem is None:
         return Verdict(key, True, _("Exercise {key}: done. {goal}").format(key=key, goal=_(exercise.goal)))
     return Verdict(
-        key, False, _("Exercise {key}: not yet. Goal: {goal} What is still wrong: {problem} Reread {section}.").format(
-            key=key, goal=_(exercise.goal), problem=problem, section=_(exercise.section))
+        key,
+        False,
+        _("Exercise {key}: not yet. Goal: {goal} What is still wrong: {problem} Reread {section}.").format(
+            key=key, goal=_(exercise.goal), problem=problem, section=_(exercise.section)
+        ),
     )
