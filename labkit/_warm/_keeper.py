@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -36,11 +37,15 @@ def children_of(pid: int | str = "self") -> list[int]:
 def _end_all_when_our_starter_ends() -> None:
     while os.read(0, 4096):
         pass
-    for pid in children_of():
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            continue
+    # Ending the warm Python makes us the parent of its kernels (we are their subreaper): they are ended in turn,
+    # until nothing is left below us and the main thread's wait returns.
+    while below := children_of():
+        for pid in below:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                continue
+        time.sleep(0.02)
 
 
 def main() -> None:
