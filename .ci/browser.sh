@@ -23,4 +23,4 @@ python3 -m venv "$WORK/venv"
   $(grep -E '^(pytest|anyio)==' requirements.txt)
 
 LAB_PYTHON="$PWD/.venv/bin/python" CHROMIUM=/usr/bin/chromium \
-  timeout --foreground -s INT -k 30 600 "$WORK/venv/bin/python" -m pytest --confcutdir=tests/browser tests/browser -v -s "$@"
+  timeout --foreground -s INT -k 30 "$(python3 labkit/_time_limits.py 600)" "$WORK/venv/bin/python" -m pytest --confcutdir=tests/browser tests/browser -v -s "$@"

@@ -53,7 +53,8 @@ class _WarmPythons:
 
     def __init__(self, env: dict[str, str]) -> None:
         self.env = env
-        self.kernels = WarmPython(PRELOADED, env={**env, "MPLBACKEND": env.get("MPLBACKEND") or _INLINE_BACKEND})
+        self.kernels = WarmPython(PRELOADED, env={**env, "MPLBACKEND": env.get("MPLBACKEND") or _INLINE_BACKEND},
+                                  kept=True)
         self.servers = WarmPython((*SERVERS_FIRST, *SERVERS_WHEN_IDLE), env=servers_env(env))
 
     def ready(self) -> bool:
@@ -63,8 +64,7 @@ class _WarmPythons:
         """Whether one of them ended after both had said they were ready (then new ones serve the launches to come;
         ones that end before are not started again: their launches start as jupyter_client starts them)."""
         pythons = (self.kernels, self.servers)
-        return all(python.said_ready for python in pythons) and any(python.process.poll() is not None
-                                                                     for python in pythons)
+        return all(python.said_ready for python in pythons) and not all(python.running() for python in pythons)
 
 
 _by_environment: dict[frozenset[tuple[str, str]], _WarmPythons] = {}
@@ -101,8 +101,8 @@ def _fork_kernel(cmd: list[str], kwargs: dict[str, Any]) -> Forked | None:
 
 def warm_python_pids() -> set[int]:
     """The pids of this process's warm Pythons for kernels and their servers: they serve every launch until we exit."""
-    return {python.pid for warm in _by_environment.values() for python in (warm.kernels, warm.servers)
-            if python.process.poll() is None}
+    return {pid for warm in _by_environment.values() for python in (warm.kernels, warm.servers)
+            if python.process.poll() is None for pid in python.pids}
 
 
 def wait_until_ready(timeout: float) -> bool:

@@ -7,7 +7,8 @@ import inspect
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from mcp.server.caching import CacheHint
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer, RequestStateSecurity
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INVALID_PARAMS,
@@ -28,6 +30,10 @@ from mcp_types import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from servers.systems._sqlite import StoreUnavailable
+
+from ._protected import RESOURCE_URL_ENV, auth_options, scoped_tools
+
 __all__ = [
     "DATA_DIR_ENV",
     "MAX_RESULT_BYTES",
@@ -39,6 +45,7 @@ __all__ = [
     "caller_name",
     "data_dir",
     "declares_form_elicitation",
+    "foreseen_failures",
     "missing_form_elicitation",
     "new_server",
     "run",
@@ -63,6 +70,16 @@ def data_dir() -> Path:
     folder = Path(os.environ.get(DATA_DIR_ENV) or _REPO_ROOT / "data")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+@contextmanager
+def foreseen_failures() -> Iterator[None]:
+    """A business system the server cannot read (damaged, locked, on a full disk) as a ToolError in plain words: the
+    model and the learner read why, instead of the SDK's bare "Error executing tool" for a crash."""
+    try:
+        yield
+    except StoreUnavailable as error:
+        raise ToolError(str(error)) from None
 
 
 def caller_name(ctx: Context) -> str:
@@ -117,7 +134,10 @@ def new_server(name: str, instructions: str) -> MCPServer:
         request_state_security=_request_state_security(),
         cache_hints={"tools/list": CacheHint(ttl_ms=TOOLS_LIST_TTL_MS)},
         subscriptions=False,
+        **auth_options(),
     )
+    if server.settings.auth is not None:
+        server.middleware.append(scoped_tools(server))
     server.middleware.append(_spec_error_codes(server))
     server.middleware.append(_result_cap)
     return server
@@ -138,6 +158,8 @@ def run(
         add_flags(parser)
     options = vars(parser.parse_args())
     http, port = options.pop("http"), options.pop("port")
+    if http:
+        os.environ.setdefault(RESOURCE_URL_ENV, f"http://127.0.0.1:{port}/mcp")  # the audience its tokens must name
     server = build_server(**options)
     if http:
         server.run("streamable-http", host="127.0.0.1", port=port)

@@ -27,9 +27,16 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field, ValidationError
 
-from labkit._i18n import N_, _
 from servers._report import report
-from servers._wiring import data_dir, declares_form_elicitation, missing_form_elicitation, new_server, run
+from servers._wiring import (
+    data_dir,
+    declares_form_elicitation,
+    foreseen_failures,
+    missing_form_elicitation,
+    new_server,
+    run,
+)
+from servers.i18n import N_, _
 from servers.systems.chart_space import Space, recorded_save, remember_save, save_chart
 from servers.systems.log_store import (
     SERVICE_HELP,
@@ -172,7 +179,9 @@ def build_server() -> MCPServer:
             start, end = parse_window(since, until)
         except ValueError as error:
             raise ToolError(str(error)) from None
-        if service not in (known := store.services()):
+        with foreseen_failures():
+            known = store.services()
+        if service not in known:
             raise ToolError(f"unknown service {service!r}; known services: {', '.join(known)}")
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             answer = (ctx.input_responses or {}).get(_SPACE_KEY)
@@ -195,7 +204,8 @@ def build_server() -> MCPServer:
             save_key = None
             space = await _ask_space_legacy(ctx)
 
-        points = store.hourly_errors(service, start, end)
+        with foreseen_failures():
+            points = store.hourly_errors(service, start, end)
         png = await anyio.to_thread.run_sync(render_trend_png, service, points)  # keep serving while drawing
         try:
             written = save_chart(data_dir(), space, _chart_name(service, start, end), png)

@@ -16,7 +16,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from servers._report import report
-from servers._wiring import caller_name, data_dir, new_server, run
+from servers._wiring import caller_name, data_dir, foreseen_failures, new_server, run
 from servers.systems.log_store import (
     SERVICE_HELP,
     SINCE_HELP,
@@ -129,7 +129,8 @@ def build_server(allowed_services: Collection[str] | None = None, rate_limit: in
             start, end = parse_window(since, until)
         except ValueError as error:
             raise ToolError(str(error)) from None
-        known = store.services()
+        with foreseen_failures():
+            known = store.services()
         readable = [name for name in known if allowed_services is None or name in allowed_services]
         if service not in readable:
             problem = f"caller {caller!r} may not read" if service in known else "unknown service"
@@ -142,7 +143,8 @@ def build_server(allowed_services: Collection[str] | None = None, rate_limit: in
             f"input, caller {caller!r} and rate checked; asks the log store for {service} errors {window}",
             {"service": service, "since": since, "until": until, "caller": caller},
         )
-        found = build_report(store, service, start, end)
+        with foreseen_failures():
+            found = build_report(store, service, start, end)
         report(
             "system",
             "server",

@@ -11,7 +11,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from servers._wiring import data_dir, new_server, run
+from servers._wiring import data_dir, foreseen_failures, new_server, run
 from servers.systems.order_db import STATUSES, Order, OrderDb
 
 __all__ = ["MAX_LIMIT", "ORDER_POLICY", "OrderList", "build_server", "clamp_limit", "weekly_report_prompt"]
@@ -74,7 +74,8 @@ def build_server() -> MCPServer:
         if status not in STATUSES:
             raise ToolError(f"unknown status {status!r}; valid statuses: {', '.join(STATUSES)}")
         applied = clamp_limit(limit)
-        found = orders.by_status(status, applied)
+        with foreseen_failures():
+            found = orders.by_status(status, applied)
         return OrderList(status=status, limit=applied, count=len(found), orders=found)
 
     @mcp.resource("file://policy/order-policy.md", name="order-policy", mime_type="text/markdown")

@@ -92,6 +92,15 @@ class Replay:
     """Pids of server processes the case saw, for cases whose servers are not this process's children."""
     returncode: int | None = None
     stderr: str = ""
+    stdout: str = ""
+
+
+def command_line(process: psutil.Process) -> list[str]:
+    """The process's command line, or none if it ended as it was read (a zombie has none to read)."""
+    try:
+        return process.cmdline()
+    except psutil.Error:
+        return []
 
 
 def server_processes(module: str) -> list[psutil.Process]:
@@ -239,8 +248,8 @@ def _started_servers(cli: subprocess.Popen) -> list[psutil.Process]:
     """The CLI's logs and charts servers once both are running (the supervisors are not counted)."""
     while cli.poll() is None:
         servers = [child for child in psutil.Process(cli.pid).children(recursive=True)
-                   if any(arg.startswith("servers.") for arg in child.cmdline())
-                   and "_supervisor.py" not in " ".join(child.cmdline())]
+                   if any(arg.startswith("servers.") for arg in command_line(child))
+                   and "_supervisor.py" not in " ".join(command_line(child))]
         if len(servers) == 2:
             return servers
         time.sleep(0.05)

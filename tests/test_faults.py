@@ -33,8 +33,14 @@ def _ran(replay: cases.Replay) -> list:
 
 
 def _none_alive(pids: list[int]) -> None:
-    _, alive = psutil.wait_procs([psutil.Process(pid) for pid in pids if psutil.pid_exists(pid)], timeout=10)
-    assert not alive, f"still running: {[p.cmdline() for p in alive]}"
+    processes = []
+    for pid in pids:
+        try:
+            processes.append(psutil.Process(pid))
+        except psutil.NoSuchProcess:  # already gone
+            continue
+    _, alive = psutil.wait_procs(processes, timeout=10)
+    assert not alive, f"still running: {[cases.command_line(p) for p in alive]}"
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

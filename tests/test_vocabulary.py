@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import ast
-import json
-import re
 import importlib
 import inspect
+import json
 import pkgutil
+import re
 from pathlib import Path
 
 import labkit
@@ -25,9 +25,9 @@ def test_every_error_class_the_lab_defines_is_a_lab_error() -> None:
     for name in _modules():
         module = importlib.import_module(name)
         for cls in vars(module).values():
-            if inspect.isclass(cls) and issubclass(cls, BaseException) and cls.__module__ == name:
-                if not issubclass(cls, LabError):
-                    outside.append(f"{name}.{cls.__qualname__}")
+            defined_here = inspect.isclass(cls) and cls.__module__ == name
+            if defined_here and issubclass(cls, BaseException) and not issubclass(cls, LabError):
+                outside.append(f"{name}.{cls.__qualname__}")
     assert outside == []
     assert len(LabError.__subclasses__()) >= 5, "start, too large, config, auth, skill (at least)"
 

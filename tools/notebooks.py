@@ -23,6 +23,7 @@ from jupyter_client.kernelspec import KernelSpecManager
 from nbclient import NotebookClient
 
 from labkit._i18n import folder_language, in_language
+from labkit._time_limits import scaled
 
 _KERNEL = "python3"
 _KEEP_CELL_METADATA = ("tags",)
@@ -36,7 +37,7 @@ def execute(path: Path) -> float:
     os.environ["LABKIT_SCRIPTED_USER"] = "1"
     started = time.monotonic()
     NotebookClient(
-        notebook, timeout=600, kernel_name=_KERNEL, record_timing=False,
+        notebook, timeout=round(scaled(600)), kernel_name=_KERNEL, record_timing=False,
         resources={"metadata": {"path": str(path.parent)}},
     ).execute()
     strip(notebook, folder_language(path.resolve().parent))

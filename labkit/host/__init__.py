@@ -14,6 +14,7 @@ from ._conversation import Conversation, ToolCall, ToolResult, Turn
 from ._gate import Approver, GateDecision, GatePolicy, check_call, deny_all, needs_approval
 from ._guards import Guard, LocalTool, LocalToolResult
 from ._host import Asker, Host, RunResult, lab_workspace
+from ._http_record import HttpRecorder, HttpRefused, redact_credential
 from ._jsonschema import jsonschema_module
 from ._launch import http_server, stdio_params
 from ._mapping import Api, ConvertedTool, McpCall, convert_tool, convert_tools, to_mcp_call, wire_tool
@@ -68,6 +69,8 @@ __all__ = [
     "GatePolicy",
     "Guard",
     "Host",
+    "HttpRecorder",
+    "HttpRefused",
     "LabTempDir",
     "LocalTool",
     "LocalToolResult",
@@ -111,6 +114,7 @@ __all__ = [
     "progress",
     "provider_name",
     "read_config",
+    "redact_credential",
     "result_as_data",
     "sandboxed",
     "scripted_answers",

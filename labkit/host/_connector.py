@@ -9,6 +9,7 @@ from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import anyio
 from mcp import Client
@@ -18,6 +19,7 @@ from pydantic import FileUrl
 from .._i18n import _
 from ..trace import Trace
 from ._connection import Turn
+from ._http_record import HttpRecorder
 from ._launch import http_server
 from ._pool import ServerPool
 from ._router import ToolRouter
@@ -47,6 +49,8 @@ class Connector:
         self.era, self.elicit = era, elicit
         self.input_required_max_rounds = input_required_max_rounds
         self.roots = roots
+        self.sign_in: Any = None
+        """A `SignIn` (notebook 09): the host signs in to protected HTTP servers through the SDK's OAuth client."""
         """The folders the host offers servers as `roots` (none: the capability is not declared)."""
         self.events: LabTempDir | None = None
         """The folder of the servers' own event files while the host runs."""
@@ -66,16 +70,30 @@ class Connector:
         if spec.lab_server:
             spec = replace(spec, env={**spec.env, "LABKIT_EVENTS_FILE": str(events)})
         processes = ExitStack()
+        recorder = HttpRecorder(self.trace, spec.name)
+        opened = False
+
+        def auth(url: str) -> Any:
+            if self.sign_in is None:
+                return None
+            from ._oauth import oauth_provider  # the OAuth client, for hosts that sign in only
+
+            recorder.origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
+            return oauth_provider(spec.name, url, self.sign_in, self.trace)
+
         try:
             if spec.transport == "sse" and spec.url is not None:
-                transport = sse_transport(spec.url, self.trace, server=spec.name, headers=spec.headers)
+                transport = sse_transport(spec.url, self.trace, server=spec.name, headers=spec.headers,
+                                          recorder=recorder)
             elif spec.url is not None:
-                transport = http_transport(spec.url, self.trace, server=spec.name, headers=spec.headers)
+                transport = http_transport(spec.url, self.trace, server=spec.name, headers=spec.headers,
+                                           recorder=recorder, auth=auth(spec.url))
             elif spec.transport == "http":
                 # Waiting for the port blocks, so it waits in a thread while the other servers start.
                 started = http_server(spec, start_timeout=self.pool.start_timeout, errlog=stderr)
                 url = await anyio.to_thread.run_sync(processes.enter_context, started)
-                transport = http_transport(url, self.trace, server=spec.name, server_events=events)
+                transport = http_transport(url, self.trace, server=spec.name, server_events=events, recorder=recorder,
+                                           auth=auth(url))
             else:
                 transport = stdio_transport(spec, self.trace, errlog=stderr, server_events=events)
             async with Client(
@@ -83,7 +101,13 @@ class Connector:
                 client_info=HOST_INFO, input_required_max_rounds=self.input_required_max_rounds,
                 list_roots_callback=self.on_list_roots if self.roots else None,
             ) as client:
+                opened = True
                 yield client
+        except Exception as error:
+            refused = None if opened else recorder.refused(spec.url or spec.describe())
+            if refused is not None:  # one error naming the server, the status and its challenge, not a group
+                raise refused from error
+            raise
         finally:
             with anyio.CancelScope(shield=True):  # the child must be stopped even when the close was cut short
                 await anyio.to_thread.run_sync(processes.close)

@@ -79,6 +79,7 @@ class Host:
         namespaced: bool = False,
         start_timeout: float = 30.0,
         roots: Sequence[str | Path] = (),
+        sign_in: Any = None,
     ) -> None:
         self.trace = trace
         self.servers = list(servers)
@@ -96,6 +97,7 @@ class Host:
         self.connector = Connector(trace, self.pool, self.router, era=era, elicit=elicit,
                                    input_required_max_rounds=input_required_max_rounds,
                                    roots=tuple(Path(r).resolve() for r in roots))
+        self.connector.sign_in = sign_in  # a SignIn: how the host signs in to protected servers (notebook 09)
         self.router.offered = frozenset({"elicitation", *(("roots",) if self.connector.roots else ())})
         self._calls = 0
         self._config: McpConfig | None = None

@@ -14,6 +14,8 @@ from typing import IO
 
 from mcp import StdioServerParameters
 
+from .._time_limits import scaled
+from ._busy_machine import Deadline
 from ._message_limit import max_message_bytes
 from ._ports import free_port, listened_by
 from ._sandbox import sandboxed
@@ -120,8 +122,8 @@ def _warm(spec: ServerSpec, env: Mapping[str, str]) -> list[str]:
 
 
 def _wait_for_port(proc: subprocess.Popen, port: int, timeout: float, record: StartRecord) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    deadline = Deadline(scaled(timeout))
+    while not deadline.passed():
         if proc.poll() is not None:
             raise ServerStartError.from_record(record, "before listening on its port")
         try:
@@ -137,7 +139,9 @@ def _wait_for_port(proc: subprocess.Popen, port: int, timeout: float, record: St
             raise ServerStartError.from_record(record, f"port {port} on 127.0.0.1 is already used by another program")
         return
     _stop(proc)
-    raise ServerStartError.from_record(record, f"it did not listen on 127.0.0.1:{port} within {timeout:.0f} s")
+    stage = f"it did not listen on 127.0.0.1:{port} within {deadline.limit:.0f} s"
+    busy = deadline.busy_note()
+    raise ServerStartError.from_record(record, f"{stage}. {busy.rstrip('.')}" if busy else stage)
 
 
 def _stop(proc: subprocess.Popen) -> None:

@@ -6,11 +6,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-import anyio
 from mcp import Client
 from mcp_types import Tool
 
+from .._time_limits import scaled
 from ..trace import Trace
+from ._busy_machine import moving_deadline
 from ._connection import Connection, Opener, TaskHome
 from ._guards import Guard, LocalTool
 from ._message_limit import ServerMessageTooLarge
@@ -66,8 +67,9 @@ class ServerPool:
 
         `openers` maps a server's name to (its command line, how to open it). The servers start
         concurrently, but each one's first frame waits for the one before, so the trace reads in order.
-        Start-up, from spawn to the first listing, ends within `start_timeout` or raises a
-        `ServerStartError` naming the server and the request it was waiting for.
+        Start-up, from spawn to the first listing, ends within `start_timeout` (scaled by `LABKIT_TIME_SCALE`, and moved
+        on while the host and its servers wait for a CPU) or raises a `ServerStartError` naming the server and the
+        request it was waiting for, and the busy machine if it was busy.
         """
         self._home = self._home or TaskHome()
         since = len(self.trace)
@@ -86,25 +88,27 @@ class ServerPool:
         await self.refresh()
 
     async def _within_start_timeout(self, servers: list[str], since: int, work) -> None:
-        with anyio.move_on_after(self.start_timeout) as scope:
+        async with moving_deadline(scaled(self.start_timeout)) as deadline:
             await work
-        if scope.cancelled_caught:
-            raise self._timed_out(servers, since)
+        if deadline.scope.cancelled_caught:
+            raise self._timed_out(servers, since, deadline.busy_note())
 
-    def _timed_out(self, servers: list[str], since: int) -> ServerStartError:
+    def _timed_out(self, servers: list[str], since: int, busy: str) -> ServerStartError:
         """The first server still waiting, and for what: its request without a reply (initialize, tools/list...)."""
         unanswered: dict[tuple[Any, Any], Any] = {}
         for event in list(self.trace)[since:]:
             key = (event.meta.get("server"), event.ref)
             if event.kind == "jsonrpc.request" and event.src == "client":
                 unanswered[key] = event.meta.get("method")
-            elif event.kind in ("jsonrpc.response", "jsonrpc.error") and event.src == "server":
+            elif event.kind in ("jsonrpc.response", "jsonrpc.error") and event.dst == "client":
                 unanswered.pop(key, None)
         waiting = {server: method for (server, _), method in unanswered.items()}
         server = next((s for s in servers if s in waiting or not self._connections[s].is_open), servers[-1])
         method = waiting.get(server)
-        stage = (f"no reply to {method} within {self.start_timeout:g} s" if method is not None else
-                 f"not started within {self.start_timeout:g} s")
+        limit = scaled(self.start_timeout)
+        stage = f"no reply to {method} within {limit:g} s" if method is not None else f"not started within {limit:g} s"
+        if busy:
+            stage += f". {busy.rstrip('.')}"
         error = ServerStartError(server, self._commands[server], stage, None, "", method=method)
         # A server that did not answer in time is still running: what it wrote so far says why.
         return error.with_stderr(self.stderr[server]) if server in self.stderr else error

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._i18n import language
+from ._loopback import no_proxy_for_loopback
 from ._network_env import network_env
 
 __all__ = [
@@ -119,6 +120,7 @@ def server_env(spec: ServerSpec) -> dict[str, str]:
         env["PYTHONPATH"] = str(REPO_ROOT)
         env["PYTHONUNBUFFERED"] = "1"
     env.update(spec.env)
+    env.update(no_proxy_for_loopback(env))
     return env
 
 

@@ -11,7 +11,7 @@ from ._attack_runs import AttackRun, run_attack, run_attacks
 from ._attacks import ATTACKS, Attack, Evidence
 from ._benign import HELD_OUT, benign_tools, false_flags, lab_server_tools
 from ._context_cost import CACHE_READ, CACHE_WRITE, cost_summary, padding_tools, request_costs
-from ._exercises import TODO, Exercise, Verdict, check, register, run_sync
+from ._exercises import TODO, Exercise, Verdict, register, run_sync
 from ._model import make_client
 from ._runs import SCENARIO_NAMES, TASKS, ScenarioRun, run_scenario
 from ._security_lab import (
@@ -27,6 +27,7 @@ from ._security_lab import (
 from ._skill_context import context_ledger, context_table, upfront_table
 from ._skill_runs import BASE_PROMPT, SKILLS_DIR, SkillRun, run_with_skills, scripted_approver
 from ._taxonomy import FailureRow, classify, failure_table, tool_results_sent
+from .checks import check
 
 __all__ = [
     "ATTACKS",

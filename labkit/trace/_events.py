@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 __all__ = ["ACTORS", "LARGE_TEXT", "Actor", "Event", "Trace", "by_reference"]
 
-Actor = Literal["user", "host", "model", "client", "server", "system"]
-ACTORS: tuple[Actor, ...] = ("user", "host", "model", "client", "server", "system")
+Actor = Literal["user", "host", "model", "client", "server", "system", "auth"]
+ACTORS: tuple[Actor, ...] = ("user", "host", "model", "client", "server", "system", "auth")
 _REPLY_SUFFIXES = (".response", ".error", ".result", ".answer", ".closed")
 
 

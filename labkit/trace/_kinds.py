@@ -53,7 +53,10 @@ class Kind(StrEnum):
     SERVER_QUERY = "server.query"
     SERVER_RENDER = "server.render"
     SERVER_RECEIVED = "server.received"
+    SERVER_STDERR = "server.stderr"
     SYSTEM_ANSWER = "system.answer"
+    AUTH_CONSENT = "auth.consent"
+    AUTH_REDIRECT = "auth.redirect"
 
 
 _MEANINGS: dict[Kind, str] = {
@@ -97,7 +100,10 @@ _MEANINGS: dict[Kind, str] = {
     Kind.SERVER_QUERY: N_("what a server asked its business system"),
     Kind.SERVER_RENDER: N_("a server drew a chart"),
     Kind.SERVER_RECEIVED: N_("what an untrusted server received (ground truth)"),
+    Kind.SERVER_STDERR: N_("what a server wrote to its stderr during a failed call: shown to you, never to the model"),
     Kind.SYSTEM_ANSWER: N_("the business system's answer"),
+    Kind.AUTH_CONSENT: N_("the user's browser on the authorization server's consent page"),
+    Kind.AUTH_REDIRECT: N_("the authorization server sends the browser back to the host, with a code or a refusal"),
 }
 
 

@@ -26,6 +26,7 @@ _COLORS = {
     "client": "#8172b2",
     "server": "#ccb974",
     "system": "#64b5cd",
+    "auth": "#8c8c8c",
 }
 
 
