@@ -184,15 +184,11 @@ class ToolRouter:
             )
         except TimeoutError:
             text = f"The host stopped waiting for {call.name} after {scaled(self.call_timeout):g} s."
-            self.trace.record(
-                "host",
-                "host",
-                "host.error",
-                " ".join([text, *busy]),
-                ref=call.id,
-                name=call.name,
-                **({"busy": True} if busy else {}),
-            )
+            self.trace.record("host", "host", "host.error", text, ref=call.id, name=call.name)
+            if (
+                busy
+            ):  # the machine's state is a note of its own: what happened to the call reads the same on any machine
+                self.trace.record("host", "host", "host.note", " ".join(busy), ref=call.id, name=call.name, busy=True)
             stderr.record_since(self.trace, route.server, call.id, call.name)
             return self._audited(call, route, arguments, verdict, "timeout", started, ToolResult(call.id, text, True))
         if is_error:
