@@ -52,13 +52,18 @@ def main() -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_CHILD_SUBREAPER, 1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # as the warm Python: its starter decides when it stops
-    subprocess.Popen(sys.argv[1:], close_fds=False, preexec_fn=lambda: libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL))
+    warm = subprocess.Popen(
+        sys.argv[1:], close_fds=False, preexec_fn=lambda: libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    )
     threading.Thread(target=_end_all_when_our_starter_ends, daemon=True).start()
+    status = 0
     while True:
         try:
-            os.wait()
-        except ChildProcessError:  # nothing left below us
-            return
+            pid, code = os.wait()
+        except ChildProcessError:  # nothing left below us: end as the warm Python ended, so a starter can tell
+            sys.exit(status if status >= 0 else 128 - status)
+        if pid == warm.pid:
+            status = os.waitstatus_to_exitcode(code)
 
 
 if __name__ == "__main__":
