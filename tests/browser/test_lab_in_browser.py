@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gettext
 import json
 import os
 import re
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -12,12 +14,30 @@ from urllib.parse import unquote
 
 import pytest
 
-from .conftest import REPO, SHOTS, repo_writes
+from .conftest import LAB_PYTHON, REPO, SHOTS, repo_writes
 
 pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import Locator, Page, expect
 
 _DONE = re.compile(r"^\[\d+\]:$")
+# The Chinese edition opens JupyterLab in Chinese (the lab's pinned language pack): its menus and status bar say so.
+_PACK = "import jupyterlab_language_pack_zh_CN as p, pathlib; print(pathlib.Path(p.__file__).parent)"
+_JUPYTERLAB_ZH = gettext.GNUTranslations(
+    (
+        Path(subprocess.check_output([LAB_PYTHON, "-c", _PACK], text=True).strip())
+        / "locale/zh_CN/LC_MESSAGES/jupyterlab.mo"
+    ).open("rb")
+)
+
+
+def jupyterlab_label(text: str) -> str:
+    """A pattern for JupyterLab's `text` as either edition shows it: English, or the language pack's Chinese."""
+    chinese = _JUPYTERLAB_ZH.pgettext("menu", text)
+    chinese = _JUPYTERLAB_ZH.gettext(text) if chinese == text else chinese
+    return f"(?:{re.escape(text)}|{re.escape(chinese)})"
+
+
+_IDLE = re.compile(rf"\| {jupyterlab_label('Idle')}$")
 
 
 def open_notebook(page: Page, lab_url: str, path: str) -> Locator:
@@ -31,12 +51,12 @@ def open_notebook(page: Page, lab_url: str, path: str) -> Locator:
 
 def wait_idle(page: Page, timeout: float = 60_000) -> None:
     """Wait for the status bar to say `<kernel> | Idle` (the kernel exists and has nothing to do)."""
-    expect(page.locator(".jp-StatusBar-Widget").get_by_text(re.compile(r"\| Idle$"))).to_be_visible(timeout=timeout)
+    expect(page.locator(".jp-StatusBar-Widget").get_by_text(_IDLE)).to_be_visible(timeout=timeout)
 
 
 def menu(page: Page, top: str, item: str) -> None:
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(rf"^{top}$")).click()
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(rf"^{re.escape(item)}$")).first.click()
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{jupyterlab_label(top)}$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{jupyterlab_label(item)}$")).first.click()
 
 
 def run_all(
@@ -77,7 +97,7 @@ def run_all(
 
 
 def _idle(page: Page) -> bool:
-    return page.locator(".jp-StatusBar-Widget").get_by_text(re.compile(r"\| Idle$")).is_visible()
+    return page.locator(".jp-StatusBar-Widget").get_by_text(_IDLE).is_visible()
 
 
 def errors_in(panel: Locator) -> list[str]:
