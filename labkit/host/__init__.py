@@ -21,6 +21,7 @@ from ._mapping import Api, ConvertedTool, McpCall, convert_tool, convert_tools, 
 from ._message_limit import MAX_RESULT_BYTES_ENV, ServerMessageTooLarge, max_message_bytes
 from ._model_clients import ENV_VAR, ModelSelection, Provider, import_sdk_meanwhile, model_client, select_model
 from ._network_env import network_env
+from ._oauth import SignIn
 from ._pool import HOST_SERVER, Route, ServerPool
 from ._ports import free_port
 from ._progress import Progress, progress
@@ -91,6 +92,7 @@ __all__ = [
     "ServerPool",
     "ServerSpec",
     "ServerStartError",
+    "SignIn",
     "ToolCall",
     "ToolResult",
     "ToolRouter",

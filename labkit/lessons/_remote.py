@@ -1,0 +1,21 @@
+"""The lab's authorization server, started for lesson 09 and its checks (notebook 09)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from servers.auth import TOKEN_TTL_ENV
+
+from ..host import http_server
+
+__all__ = ["authorization_server"]
+
+
+@contextmanager
+def authorization_server(token_ttl: int | None = None) -> Iterator[str]:
+    """The lab's authorization server (`servers/auth.py`) on 127.0.0.1, supervised like every lab server; yields
+    its issuer URL (notebook 09). `token_ttl` is how many seconds its access tokens last (default an hour)."""
+    env = {TOKEN_TTL_ENV: str(token_ttl)} if token_ttl is not None else {}
+    with http_server("auth", env=env) as url:
+        yield url.removesuffix("/mcp")
