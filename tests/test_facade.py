@@ -41,7 +41,7 @@ def _used() -> set[str]:
     for folder in _USERS:
         for path in (ROOT / folder).rglob("*.py"):
             found |= _names_in(path.read_text(encoding="utf-8"))
-    wings_and_modules = {"trace", "host", "security", "skills", "simulator", "lessons", "errors"}
+    wings_and_modules = {"trace", "processes", "host", "security", "skills", "simulator", "lessons", "errors"}
     return {name for name in found if not name.startswith("_") and name not in wings_and_modules}
 
 
