@@ -82,6 +82,11 @@ def test_a_server_spells_a_kind_only_where_the_type_checker_holds_it_to_the_trac
             id(node.args[2])
             for node in ast.walk(tree)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "report"
+        } | {
+            id(constant)
+            for node in tree.body
+            if isinstance(node, ast.Assign) and [ast.unparse(target) for target in node.targets] == ["ReportedKind"]
+            for constant in ast.walk(node.value)
         }
         where = path.relative_to(ROOT).as_posix()
         loose += [
