@@ -18,7 +18,7 @@ from pydantic import FileUrl
 
 from .._i18n import _
 from ..processes import LabTempDir, ServerSpec, http_server
-from ..trace import Trace
+from ..trace import Kind, Meta, Outcome, Trace
 from ._connection import Turn
 from ._forms import url_consent
 from ._http_record import HttpRecorder
@@ -148,7 +148,7 @@ class Connector:
         self.trace.record(
             "host",
             "user",
-            "host.form",
+            Kind.HOST_FORM,
             _("shows a form: {message}").format(message=params.message),
             # The form itself names the server (`FORM_ABOUT`); the event keeps the shape earlier lessons show.
             payload=params.model_dump(by_alias=True, mode="json", exclude_none=True),
@@ -178,7 +178,7 @@ class Connector:
                 return self._declined(server, refused)
         action: Literal["accept", "decline"] = "accept" if answer is not None else "decline"
         shown = self.trace.redacted(answer) if answer is not None else None
-        self.trace.record("user", "host", "user.answer", f"{action} {shown or ''}".strip(), payload=shown)
+        self.trace.record("user", "host", Kind.USER_ANSWER, f"{action} {shown or ''}".strip(), payload=shown)
         # URL mode: the consent is the person's; the content was the host's own question, not the server's.
         return ElicitResult(action=action, content=answer if url is None else None)
 
@@ -186,10 +186,10 @@ class Connector:
         self.trace.record(
             "host",
             "host",
-            "host.form",
+            Kind.HOST_FORM,
             _("declined the {server} server's form: {why}").format(server=server, why=why),
             server=server,
-            outcome="refused",
+            outcome=Outcome.REFUSED,
         )
         return ElicitResult(action="decline")
 
@@ -198,7 +198,9 @@ class Connector:
         calls = [
             e
             for e in self.trace
-            if e.kind == "jsonrpc.request" and e.meta.get("method") == "tools/call" and e.meta.get("server") == server
+            if e.kind == Kind.JSONRPC_REQUEST
+            and e.meta.get(Meta.METHOD) == "tools/call"
+            and e.meta.get(Meta.SERVER) == server
         ]
         tool = calls[-1].name if calls else "?"
         if ERAS[self.era] == "legacy":
