@@ -9,11 +9,18 @@ import json
 import pkgutil
 import re
 from pathlib import Path
+from typing import get_args
 
 import labkit
 from labkit.errors import AuthError, ConfigError, LabError
+from labkit.trace import Kind, Meta, Outcome
+from servers._report import ReportedKind
 
 LABKIT = Path(labkit.__file__).parent
+ROOT = LABKIT.parent
+_KINDS = {kind.value for kind in Kind}
+# The attack server forges other actors' events on purpose: its kinds are the forgery, not the lab's words.
+_FORGER = "servers/attacks/forge.py"
 
 
 def _modules() -> list[str]:
@@ -62,3 +69,38 @@ def test_every_check_a_notebook_calls_is_an_exercise_of_the_lab() -> None:
         for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
             called.update(re.findall(r"labkit\.check\(\"(\d\d\.\d+)\"", "".join(cell["source"])))
     assert called and called <= set(EXERCISES)
+
+
+def test_a_server_spells_a_kind_only_where_the_type_checker_holds_it_to_the_trace_s_words() -> None:
+    # Servers import no labkit (tests/test_layering.py): they name the kinds they report in `ReportedKind`, a
+    # Literal mypy checks each `report(...)` against, and every one of those is a kind the trace declares.
+    assert set(get_args(ReportedKind)) <= _KINDS
+    loose = []
+    for path in sorted((ROOT / "servers").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        reported = {
+            id(node.args[2])
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "report"
+        } | {
+            id(constant)
+            for node in tree.body
+            if isinstance(node, ast.Assign) and [ast.unparse(target) for target in node.targets] == ["ReportedKind"]
+            for constant in ast.walk(node.value)
+        }
+        where = path.relative_to(ROOT).as_posix()
+        loose += [
+            f"{where}:{node.lineno} {node.value!r}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and node.value in _KINDS and id(node) not in reported and where != _FORGER
+        ]
+    assert loose == []
+    assert set(get_args(ReportedKind)) >= {Kind.SERVER_QUERY, Kind.SYSTEM_ANSWER}, "the logs server's two reports"
+
+
+def test_a_recorded_kind_or_outcome_is_plain_data() -> None:
+    from labkit.trace import Trace
+
+    event = Trace().record("host", "host", Kind.HOST_GATE, "allows", outcome=Outcome.ALLOWED)
+    assert type(event.kind) is str and type(event.meta[Meta.OUTCOME]) is str
+    assert repr(event.kind) == "'host.gate'" and event.to_dict()["meta"] == {"outcome": "allowed"}

@@ -19,16 +19,13 @@ from pydantic import FileUrl
 
 from .._i18n import _
 from .._time_limits import scaled
-from ..trace import Trace
-from ._busy_machine import longest
+from ..processes import LabTempDir, ServerSpec, http_server, longest
+from ..trace import Kind, Meta, Outcome, Trace
 from ._connection import Turn
 from ._forms import url_consent
 from ._http_record import HttpRecorder
-from ._launch import http_server
 from ._pool import ServerPool
 from ._router import ToolRouter
-from ._spec import ServerSpec
-from ._tempdirs import LabTempDir
 from ._transports import http_transport, sse_transport, stdio_transport
 
 __all__ = ["ERAS", "FORM_ABOUT", "HOST_INFO", "Connector", "Elicitor"]
@@ -159,7 +156,7 @@ class Connector:
         self.trace.record(
             "host",
             "user",
-            "host.form",
+            Kind.HOST_FORM,
             _("shows a form: {message}").format(message=params.message),
             # The form itself names the server (`FORM_ABOUT`); the event keeps the shape earlier lessons show.
             payload=params.model_dump(by_alias=True, mode="json", exclude_none=True),
@@ -189,7 +186,7 @@ class Connector:
                 return self._declined(server, refused)
         action: Literal["accept", "decline"] = "accept" if answer is not None else "decline"
         shown = self.trace.redacted(answer) if answer is not None else None
-        self.trace.record("user", "host", "user.answer", f"{action} {shown or ''}".strip(), payload=shown)
+        self.trace.record("user", "host", Kind.USER_ANSWER, f"{action} {shown or ''}".strip(), payload=shown)
         # URL mode: the consent is the person's; the content was the host's own question, not the server's.
         return ElicitResult(action=action, content=answer if url is None else None)
 
@@ -197,10 +194,10 @@ class Connector:
         self.trace.record(
             "host",
             "host",
-            "host.form",
+            Kind.HOST_FORM,
             _("declined the {server} server's form: {why}").format(server=server, why=why),
             server=server,
-            outcome="refused",
+            outcome=Outcome.REFUSED,
         )
         return ElicitResult(action="decline")
 
@@ -209,7 +206,9 @@ class Connector:
         calls = [
             e
             for e in self.trace
-            if e.kind == "jsonrpc.request" and e.meta.get("method") == "tools/call" and e.meta.get("server") == server
+            if e.kind == Kind.JSONRPC_REQUEST
+            and e.meta.get(Meta.METHOD) == "tools/call"
+            and e.meta.get(Meta.SERVER) == server
         ]
         tool = calls[-1].name if calls else "?"
         if ERAS[self.era] == "legacy":
