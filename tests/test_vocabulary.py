@@ -59,6 +59,15 @@ def test_the_errors_module_stands_on_the_standard_library_alone() -> None:
 def test_an_unknown_exercise_gets_a_verdict_naming_the_exercises_not_a_key_error() -> None:
     verdict = labkit.check("99.9", "an answer")
     assert not verdict and "'99.9'" in verdict.message and "01.1" in verdict.message
+    assert not labkit.check(["01.1"], "a key that is not a string, not even hashable")  # type: ignore[arg-type]
+
+
+def test_the_checks_are_registered_by_listing_each_notebook_s_module() -> None:
+    from labkit.lessons import checks
+
+    on_disk = {f"{checks.__name__}.{info.name}" for info in pkgutil.iter_modules(checks.__path__)}
+    assert {module.__name__ for module in checks.NOTEBOOKS} == on_disk
+    assert {key.partition(".")[0] for key in checks.EXERCISES} == {name[-2:] for name in on_disk}
 
 
 def test_every_check_a_notebook_calls_is_an_exercise_of_the_lab() -> None:
