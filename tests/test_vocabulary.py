@@ -11,6 +11,8 @@ import re
 from pathlib import Path
 from typing import get_args
 
+import pytest
+
 import labkit
 from labkit.errors import AuthError, ConfigError, LabError
 from labkit.trace import Kind, Meta, Outcome
@@ -113,3 +115,19 @@ def test_a_recorded_kind_or_outcome_is_plain_data() -> None:
     event = Trace().record("host", "host", Kind.HOST_GATE, "allows", outcome=Outcome.ALLOWED)
     assert type(event.kind) is str and type(event.meta[Meta.OUTCOME]) is str
     assert repr(event.kind) == "'host.gate'" and event.to_dict()["meta"] == {"outcome": "allowed"}
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"), [("LABKIT_LANG", "fr_FR"), ("LABKIT_TIME_SCALE", "fast"), ("LABKIT_MODEL", "gemini")]
+)
+def test_a_setting_the_lab_cannot_use_is_a_config_error_naming_it(
+    variable: str, value: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from labkit._i18n import language
+    from labkit._time_limits import time_scale
+    from labkit.host import select_model
+
+    monkeypatch.setenv(variable, value)
+    read = {"LABKIT_LANG": language, "LABKIT_TIME_SCALE": time_scale, "LABKIT_MODEL": select_model}[variable]
+    with pytest.raises(ConfigError, match=f"{variable}='{value}'"):
+        read()
