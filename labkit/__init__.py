@@ -1,11 +1,12 @@
 """labkit: the teaching lab's toolkit — record a run of an agent using MCP tools, and show it.
 
-Four wings, lowest first: `labkit.trace` (events and the views drawn from them), `labkit.host`
-(servers, the model loop and every decision; with `labkit.security` and `labkit.skills` as its
-features), `labkit.simulator` (the simulated teaching model) and `labkit.lessons` (the lab's
-scenarios, attacks and exercise checks). Here are the names the notebooks, the README and the tests
-use (`__all__`, measured: `tests/test_facade.py`), each imported from its wing on first use, so
-`import labkit` stays light; everything else is reached through its wing only (`labkit.trace.to_otlp`).
+The wings, lowest first: `labkit.trace` (events and the views drawn from them), `labkit.processes`
+(a server as a process: started, supervised, confined, capped, stopped), `labkit.host` (MCP clients, the model
+loop and every decision; with `labkit.security` and `labkit.skills` as its features), `labkit.simulator` (the
+simulated teaching model) and `labkit.lessons` (the lab's scenarios, attacks and exercise checks). Here are the
+names the notebooks, the README and the tests use (`__all__`, measured: `tests/test_facade.py`), each imported
+from its wing on first use, so `import labkit` stays light; everything else is reached through its wing
+only (`labkit.processes.max_message_bytes`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any as _Any
 # alive, and atexit and weakref.finalize callbacks still run.
 _atexit.register(_gc.freeze)
 
-_WINGS = ("trace", "host", "security", "skills", "simulator", "lessons")
+_WINGS = ("trace", "processes", "host", "security", "skills", "simulator", "lessons")
 
 __all__ = [
     "ACTORS",

@@ -15,7 +15,7 @@ import labkit
 ROOT = Path(__file__).resolve().parent.parent
 _PROSE = ("README.md", "README.zh-CN.md", "START_HERE.md", "CONTRIBUTING.md")
 _USERS = ("tests", "benchmarks", "classroom")
-_WINGS = ("trace", "host", "security", "skills", "simulator", "lessons")
+_WINGS = ("trace", "processes", "host", "security", "skills", "simulator", "lessons")
 
 
 def _names_in(code: str) -> set[str]:

@@ -22,7 +22,7 @@ from labkit import _warm_kernels
 from labkit._time_limits import TIME_SCALE_ENV
 from labkit.host import ServerStartError
 from labkit.host._server_output import STRAY_STDOUT_FIX
-from labkit.host._spec import REPO_ROOT
+from labkit.processes._spec import REPO_ROOT
 from labkit.trace import Kind
 from tests import failure_cases as cases
 from tests import fault_cases

@@ -1,4 +1,4 @@
-"""The four wings, proven from the code: what each wing imports, and what importing the host loads."""
+"""The wings, proven from the code: what each wing imports, and what importing the host loads."""
 
 from __future__ import annotations
 
@@ -15,11 +15,12 @@ LABKIT = ROOT / "labkit"
 # Which wings each wing may import (besides itself); the facade `labkit/__init__.py` may import any.
 ALLOWED = {
     "trace": set(),
-    "host": {"trace"},
-    "security": {"trace", "host"},
-    "skills": {"trace", "host"},
+    "processes": set(),
+    "host": {"trace", "processes"},
+    "security": {"trace", "host", "processes"},
+    "skills": {"trace", "host", "processes"},
     "simulator": {"trace"},
-    "lessons": {"trace", "host", "security", "skills", "simulator"},
+    "lessons": {"trace", "processes", "host", "security", "skills", "simulator"},
 }
 
 

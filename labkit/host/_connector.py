@@ -17,15 +17,13 @@ from mcp_types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult,
 from pydantic import FileUrl
 
 from .._i18n import _
+from ..processes import LabTempDir, ServerSpec, http_server
 from ..trace import Kind, Meta, Outcome, Trace
 from ._connection import Turn
 from ._forms import url_consent
 from ._http_record import HttpRecorder
-from ._launch import http_server
 from ._pool import ServerPool
 from ._router import ToolRouter
-from ._spec import ServerSpec
-from ._tempdirs import LabTempDir
 from ._transports import http_transport, sse_transport, stdio_transport
 
 __all__ = ["ERAS", "FORM_ABOUT", "HOST_INFO", "Connector", "Elicitor"]

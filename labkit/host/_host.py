@@ -13,6 +13,7 @@ import anyio
 from mcp_types import Tool
 
 from .._i18n import _, ngettext
+from ..processes import REPO_ROOT, WORKDIR_ENV, LabTempDir, ServerSpec
 from ..trace import Kind, Trace
 from ._audit import AuditLog
 from ._config import ConfigError, McpConfig, read_config
@@ -23,8 +24,6 @@ from ._gate import GatePolicy
 from ._guards import Guard, LocalTool
 from ._pool import ServerPool
 from ._router import ToolRouter
-from ._spec import REPO_ROOT, WORKDIR_ENV, ServerSpec
-from ._tempdirs import LabTempDir
 
 __all__ = ["Asker", "Host", "RunResult", "lab_workspace"]
 

@@ -12,12 +12,10 @@ from mcp_types import Tool
 
 from .._i18n import _
 from .._time_limits import scaled
+from ..processes import ServerMessageTooLarge, ServerStartError, moving_deadline
 from ..trace import Trace
-from ._busy_machine import moving_deadline
 from ._connection import Connection, Opener, TaskHome
 from ._guards import Guard, LocalTool
-from ._message_limit import ServerMessageTooLarge
-from ._start_errors import ServerStartError
 
 __all__ = ["HOST_SERVER", "Route", "ServerPool"]
 

@@ -16,16 +16,15 @@ from mcp_types import CONNECTION_CLOSED, CallToolResult
 from labkit._i18n import _
 
 from .._time_limits import scaled
+from ..processes import MAX_RESULT_BYTES_ENV, MovingDeadline, moving_deadline
 from ..trace import Kind, Outcome, Trace
 from ._audit import AuditEntry, AuditLog, argument_hash
-from ._busy_machine import MovingDeadline, moving_deadline
 from ._capabilities import unserved_capability
 from ._context import block_text, follow_links
 from ._conversation import ToolCall, ToolResult
 from ._gate import GatePolicy, check_call
 from ._guards import Guard
 from ._http_record import refusal_in
-from ._message_limit import MAX_RESULT_BYTES_ENV
 from ._pool import HOST_SERVER, Route, ServerPool
 from ._sanitise import sanitise_data
 from ._server_output import StderrMark
