@@ -21,6 +21,7 @@ from servers._report import ReportedKind
 LABKIT = Path(labkit.__file__).parent
 ROOT = LABKIT.parent
 _KINDS = {kind.value for kind in Kind}
+_SPEAKERS = ("labkit", "benchmarks", "tools", "classroom")  # the code that may import labkit.trace
 # The attack server forges other actors' events on purpose: its kinds are the forgery, not the lab's words.
 _FORGER = "servers/attacks/forge.py"
 
@@ -80,6 +81,47 @@ def test_every_check_a_notebook_calls_is_an_exercise_of_the_lab() -> None:
         for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
             called.update(re.findall(r"labkit\.check\(\"(\d\d\.\d+)\"", "".join(cell["source"])))
     assert called and called <= set(EXERCISES)
+
+
+def _meta_key(node: ast.AST) -> ast.expr | None:
+    """The key of `<x>.meta[key]`, `<x>.meta.get(key)` or `<x>.meta.pop(key)`."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "meta":
+        return node.slice
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("get", "pop")
+        and isinstance(node.func.value, ast.Attribute)
+        and node.func.value.attr == "meta"
+        and node.args
+    ):
+        return node.args[0]
+    return None
+
+
+def spelled_out(root: Path) -> list[str]:
+    """Every kind, meta key read or recorded outcome that code under `root` writes as a string literal."""
+    found = []
+    for folder in _SPEAKERS:
+        for path in sorted((root / folder).rglob("*.py")):
+            if path == root / "labkit" / "trace" / "_kinds.py":
+                continue
+            where = path.relative_to(root).as_posix()
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                key = _meta_key(node)
+                if isinstance(node, ast.Constant) and node.value in _KINDS:
+                    found.append(f"{where}:{node.lineno} kind {node.value!r}")
+                elif isinstance(key, ast.Constant) and key.value in set(Meta):
+                    found.append(f"{where}:{key.lineno} meta key {key.value!r}")
+                elif (
+                    isinstance(node, ast.keyword) and node.arg == Meta.OUTCOME and isinstance(node.value, ast.Constant)
+                ):
+                    found.append(f"{where}:{node.value.lineno} outcome {node.value.value!r}")
+    return found
+
+
+def test_the_code_names_kinds_meta_keys_and_outcomes_by_their_constants() -> None:
+    assert spelled_out(ROOT) == []
 
 
 def test_a_server_spells_a_kind_only_where_the_type_checker_holds_it_to_the_trace_s_words() -> None:
