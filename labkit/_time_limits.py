@@ -10,7 +10,13 @@ from __future__ import annotations
 import os
 import sys
 
+<<<<<<< HEAD
 __all__ = ["TIME_SCALE_ENV", "machine_load", "scaled", "time_scale", "usable_cpus"]
+=======
+from labkit.errors import ConfigError
+
+__all__ = ["TIME_SCALE_ENV", "cpu_pressure", "machine_load", "scaled", "time_scale"]
+>>>>>>> main
 
 TIME_SCALE_ENV = "LABKIT_TIME_SCALE"
 """A number (default 1) multiplying every time limit: 2 on a classroom VM shared by many, 4 on a Binder CPU share."""
@@ -27,7 +33,9 @@ def time_scale() -> float:
     except ValueError:
         scale = 0.0
     if not scale > 0 or scale == float("inf"):
-        raise ValueError(f"{TIME_SCALE_ENV}={text!r}: give a number above 0, e.g. {TIME_SCALE_ENV}=3 on a busy machine")
+        raise ConfigError(
+            f"{TIME_SCALE_ENV}={text!r}: give a number above 0, e.g. {TIME_SCALE_ENV}=3 on a busy machine"
+        )
     return scale
 
 
