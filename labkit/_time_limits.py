@@ -10,13 +10,11 @@ from __future__ import annotations
 import os
 import sys
 
-<<<<<<< HEAD
-__all__ = ["TIME_SCALE_ENV", "machine_load", "scaled", "time_scale", "usable_cpus"]
-=======
+if not __package__:  # run as a script (`python3 labkit/_time_limits.py 45`, by CI): its package is the folder above
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from labkit.errors import ConfigError
 
-__all__ = ["TIME_SCALE_ENV", "cpu_pressure", "machine_load", "scaled", "time_scale"]
->>>>>>> main
+__all__ = ["TIME_SCALE_ENV", "machine_load", "scaled", "time_scale", "usable_cpus"]
 
 TIME_SCALE_ENV = "LABKIT_TIME_SCALE"
 """A number (default 1) multiplying every time limit: 2 on a classroom VM shared by many, 4 on a Binder CPU share."""
