@@ -75,7 +75,7 @@ _REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def data_dir() -> Path:
-    """The folder holding the business systems: `$LABKIT_DATA_DIR`, else `<repo>/data`; created on first use."""
+    """Where the business systems live: `$LABKIT_DATA_DIR`, else `<repo>/data`; made on first use (notebook 01)."""
     folder = Path(os.environ.get(DATA_DIR_ENV) or _REPO_ROOT / "data")
     folder.mkdir(parents=True, exist_ok=True)
     return folder

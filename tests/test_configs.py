@@ -14,8 +14,10 @@ from urllib.parse import urlsplit
 import anyio
 import pytest
 
-from labkit import ConfigError, GatePolicy, Host, ServerSpec, Trace, free_port, http_server, load_config, network_env
-from labkit.host import read_config, server_env
+from labkit import GatePolicy, Host, ServerSpec, Trace, http_server
+from labkit.errors import ConfigError
+from labkit.host import load_config, read_config, server_env
+from labkit.processes import free_port, network_env
 
 REPO = Path(__file__).resolve().parents[1]
 ENV_SERVER = str(REPO / "tests" / "env_server.py")
