@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 from servers.auth import TOKEN_TTL_ENV
 
-from ..host import http_server
+from ..processes import http_server
 
 __all__ = ["authorization_server"]
 

@@ -14,7 +14,8 @@ import httpx2
 
 from labkit._i18n import N_, _
 
-from ...host import Host, HttpRefused, ServerSpec, SignIn, http_server
+from ...host import Host, HttpRefused, SignIn
+from ...processes import ServerSpec, http_server
 from ...trace import Trace
 from .._exercises import register, run_sync
 from .._remote import authorization_server
