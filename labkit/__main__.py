@@ -28,9 +28,9 @@ from anyio.abc import TaskStatus  # noqa: E402
 
 from ._i18n import N_, _  # noqa: E402
 from .host import ENV_VAR, ERAS, ServerStartError, select_model  # noqa: E402
-from .host._spec import DATA_DIR_ENV  # noqa: E402
 from .host._writable import data_folder, unwritable  # noqa: E402
 from .lessons import SCENARIO_NAMES, run_scenario  # noqa: E402
+from .processes import DATA_DIR_ENV  # noqa: E402
 from .trace import SIMULATED_MODEL, save_png, sequence_diagram, steps_table, table  # noqa: E402
 
 __all__ = ["main"]

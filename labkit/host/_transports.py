@@ -16,16 +16,19 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
 
+from ..processes import (
+    DIRECT_TO_LOOPBACK,
+    LabTempDir,
+    ServerMessageTooLarge,
+    ServerSpec,
+    ServerStartError,
+    StartRecord,
+    stdio_params,
+)
 from ..trace import TappedTransport, Trace
 from ._http_record import HttpRecorder
 from ._jsonschema import import_jsonschema_in_background
-from ._launch import stdio_params
-from ._loopback import DIRECT_TO_LOOPBACK
-from ._message_limit import ServerMessageTooLarge
 from ._server_output import naming_stray_lines
-from ._spec import ServerSpec
-from ._start_errors import ServerStartError, StartRecord
-from ._tempdirs import LabTempDir
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
