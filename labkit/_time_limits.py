@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import sys
 
+from labkit.errors import ConfigError
+
 __all__ = ["TIME_SCALE_ENV", "cpu_pressure", "machine_load", "scaled", "time_scale"]
 
 TIME_SCALE_ENV = "LABKIT_TIME_SCALE"
@@ -27,7 +29,9 @@ def time_scale() -> float:
     except ValueError:
         scale = 0.0
     if not scale > 0 or scale == float("inf"):
-        raise ValueError(f"{TIME_SCALE_ENV}={text!r}: give a number above 0, e.g. {TIME_SCALE_ENV}=3 on a busy machine")
+        raise ConfigError(
+            f"{TIME_SCALE_ENV}={text!r}: give a number above 0, e.g. {TIME_SCALE_ENV}=3 on a busy machine"
+        )
     return scale
 
 

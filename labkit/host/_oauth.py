@@ -12,6 +12,7 @@ from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull,
 from pydantic import AnyUrl
 
 from .._i18n import _
+from ..errors import AuthError
 from ..trace import Kind, Trace
 from ._connector import FORM_ABOUT, Elicitor
 
@@ -111,7 +112,7 @@ def _new_provider(server: str, url: str, sign_in: SignIn) -> OAuthClientProvider
 
     async def callback() -> AuthorizationCodeResult:
         if "code" not in redirected:
-            raise PermissionError(
+            raise AuthError(
                 _("the sign-in to the {server} server was declined ({error})").format(
                     server=server, error=redirected.get("error", "access_denied")
                 )

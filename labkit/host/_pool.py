@@ -13,7 +13,7 @@ from mcp_types import Tool
 from .._i18n import _
 from .._time_limits import scaled
 from ..processes import ServerMessageTooLarge, ServerStartError, moving_deadline
-from ..trace import Trace
+from ..trace import Kind, Meta, Trace
 from ._connection import Connection, Opener, TaskHome
 from ._guards import Guard, LocalTool
 
@@ -124,7 +124,7 @@ class ServerPool:
         self.trace.record(
             "host",
             "user",
-            "host.unavailable",
+            Kind.HOST_UNAVAILABLE,
             _("the {server} server is unavailable; the host goes on without it: {why}").format(
                 server=server, why=first_line
             ),
@@ -142,10 +142,10 @@ class ServerPool:
         """The first server still waiting, and for what: its request without a reply (initialize, tools/list...)."""
         unanswered: dict[tuple[Any, Any], Any] = {}
         for event in list(self.trace)[since:]:
-            key = (event.meta.get("server"), event.ref)
-            if event.kind == "jsonrpc.request" and event.src == "client":
-                unanswered[key] = event.meta.get("method")
-            elif event.kind in ("jsonrpc.response", "jsonrpc.error") and event.dst == "client":
+            key = (event.meta.get(Meta.SERVER), event.ref)
+            if event.kind == Kind.JSONRPC_REQUEST and event.src == "client":
+                unanswered[key] = event.meta.get(Meta.METHOD)
+            elif event.kind in (Kind.JSONRPC_RESPONSE, Kind.JSONRPC_ERROR) and event.dst == "client":
                 unanswered.pop(key, None)
         waiting = {server: method for (server, _), method in unanswered.items()}
         server = next((s for s in servers if s in waiting or not self._connections[s].is_open), servers[-1])
@@ -160,7 +160,7 @@ class ServerPool:
 
     async def restart(self, server: str) -> None:
         """Close the dead connection (its task drops its complaints), start the server again and list again."""
-        self.trace.record("host", "host", "host.restart", f"restarts the {server} server", server=server)
+        self.trace.record("host", "host", Kind.HOST_RESTART, f"restarts the {server} server", server=server)
         since = len(self.trace)
 
         async def reopened() -> None:

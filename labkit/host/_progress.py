@@ -25,7 +25,7 @@ class Progress:
 
 @contextmanager
 def progress(doing: str) -> Iterator[Progress]:
-    """`with progress("starting the servers…") as p: ...; p.done("2 servers up")` (notebook 03).
+    """`with progress("starting the servers…") as p: ...; p.done("2 servers up")` (notebook 07).
 
     In JupyterLab the line says `◷ doing` while the block runs and becomes `✓ summary` (or
     `✗ doing: the error`) when it ends. Under nbval and CI (a scripted user) only the final line

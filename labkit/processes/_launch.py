@@ -15,6 +15,7 @@ from mcp import StdioServerParameters
 
 from .._time_limits import scaled
 from ._busy_machine import Deadline
+from ._host_secret import with_host_secret
 from ._message_limit import max_message_bytes
 from ._ports import free_port, listened_by
 from ._process import ServerProcess
@@ -94,12 +95,16 @@ def http_server(
     """Run `servers/<server>.py --http` in a supervised child process; yields its URL (notebook 02).
 
     The child is stopped (SIGTERM, then SIGKILL) when the block ends, whatever happened inside, and
-    it stops by itself if this process dies.
+    it stops by itself if this process dies. A lab server answers only requests carrying the secret it was
+    started with (`http_transport` adds it): other users of this machine's loopback cannot call it.
     """
     spec = _as_spec(server, args, env)
     port = port or free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
     command = [*spec.command_line(), "--http", "--port", str(port)]
     full_env = server_env(spec)
+    if spec.lab_server:
+        url = with_host_secret(url, full_env)
     with ServerProcess(spec, errlog) as process:
         proc = subprocess.Popen(
             [sys.executable, "-I", "-S", _SUPERVISOR, str(process.status_file), *_warm(spec, full_env), "--", *command],
@@ -110,7 +115,7 @@ def http_server(
         )
         try:
             _wait_for_port(proc, port, start_timeout, process)
-            yield f"http://127.0.0.1:{port}/mcp"
+            yield url
         finally:
             _stop(proc)
 

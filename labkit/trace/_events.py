@@ -49,7 +49,7 @@ class Event:
 
 
 class Trace:
-    """Append-only list of events, safe to write from asyncio tasks and threads (notebook 00)."""
+    """Append-only list of events, safe to write from asyncio tasks and threads (notebook 01)."""
 
     def __init__(self, events: list[Event] | None = None) -> None:
         self._events: list[Event] = list(events or [])

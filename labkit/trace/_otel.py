@@ -20,12 +20,12 @@ _PROVIDERS = {"/v1/messages": "anthropic", "/v1/chat/completions": "openai", "/v
 
 
 def to_otlp(trace: Trace, *, start_unix_nano: int | None = None, salt: str = "") -> dict[str, Any]:
-    """The trace as one OTLP/JSON `resourceSpans` document, encoded by the OpenTelemetry SDK (notebook 03)."""
+    """The trace as one OTLP/JSON `resourceSpans` document, encoded by the OpenTelemetry SDK (README)."""
     return encode_json(_spans(trace, start_unix_nano, salt), service=AGENT_NAME)
 
 
 def export_otlp(trace: Trace, endpoint: str, *, headers: dict[str, str] | None = None, **options: Any) -> None:
-    """Send the trace's spans to an OTLP/HTTP collector, e.g. `http://127.0.0.1:4318/v1/traces` (notebook 03).
+    """Send the trace's spans to an OTLP/HTTP collector, e.g. `http://127.0.0.1:4318/v1/traces` (README).
 
     Jaeger, Arize Phoenix and Langfuse accept OTLP/HTTP; the SDK's own exporter sends the protobuf.
     """
@@ -105,7 +105,7 @@ def _spans(trace: Trace, start_unix_nano: int | None, salt: str) -> list[Any]:
 
 
 def save_otlp(trace: Trace, path: str | Path, **options: Any) -> Path:
-    """Write `to_otlp(trace)` to `path` as JSON, ready for any OTLP/JSON reader (notebook 03)."""
+    """Write `to_otlp(trace)` to `path` as JSON, ready for any OTLP/JSON reader (README)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(to_otlp(trace, **options), indent=1, ensure_ascii=False), encoding="utf-8")

@@ -24,7 +24,7 @@ def frame_kind(payload: dict[str, Any]) -> str:
 
 
 def fold(value: Any, limit: int = 60) -> str:
-    """A value as compact text, cut in the middle with a marker saying how much was left out."""
+    """A value as compact text, cut in the middle with a marker saying how much was left out (notebook 02)."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     if len(text) <= limit:
         return text
