@@ -13,11 +13,13 @@ from urllib.parse import urlsplit
 
 import anyio
 from mcp import Client
+from mcp.client import session as sdk_session
 from mcp_types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult, Implementation, ListRootsResult, Root
 from pydantic import FileUrl
 
 from .._i18n import _
-from ..processes import LabTempDir, ServerSpec, http_server
+from .._time_limits import scaled
+from ..processes import LabTempDir, ServerSpec, http_server, longest
 from ..trace import Kind, Meta, Outcome, Trace
 from ._connection import Turn
 from ._forms import url_consent
@@ -113,6 +115,12 @@ class Connector:
             async def on_elicit(context: Any, params: Any) -> ElicitResult:
                 return await self.on_elicit(spec.name, params)
 
+            # The SDK gives `server/discover` 10 s of its own, then tries the old handshake, which a modern server
+            # refuses once the late probe is answered: an error in the trace of a start that was only slow. A start
+            # has one limit, the host's (scaled, moved on while the machine is busy), and the probe is given all of it.
+            sdk_session.DISCOVER_TIMEOUT_SECONDS = max(
+                sdk_session.DISCOVER_TIMEOUT_SECONDS, longest(scaled(self.pool.start_timeout))
+            )
             async with Client(
                 _after(turn, transport),
                 mode=ERAS[self.era],

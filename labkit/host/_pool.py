@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-import anyio
 from mcp import Client
 from mcp_types import Tool
 
 from .._i18n import _
 from .._time_limits import scaled
-from ..processes import ServerMessageTooLarge, ServerStartError, moving_deadline
+from ..processes import Deadline, ServerMessageTooLarge, ServerStartError, moving_deadline
 from ..trace import Kind, Meta, Trace
 from ._connection import Connection, Opener, TaskHome
 from ._guards import Guard, LocalTool
@@ -93,15 +93,15 @@ class ServerPool:
 
     async def _opened_and_listed(self, servers: list[str], since: int) -> None:
         failed: dict[str, Exception] = {}
-        deadline = anyio.current_time() + scaled(self.start_timeout)
+        start = Deadline(scaled(self.start_timeout))  # one limit for all the starts, moved on like each one's
         for server in servers:
-            with anyio.move_on_after(self._left(deadline)) as scope:
+            async with moving_deadline(self._left(start)) as deadline:
                 try:
                     await self._connections[server].opened()
                 except Exception as error:  # noqa: BLE001  any cause: the server is set aside, and why is kept
                     failed[server] = error
-            if scope.cancelled_caught:
-                failed[server] = self._timed_out([server], since, "")
+            if deadline.scope.cancelled_caught:
+                failed[server] = self._timed_out([server], since, deadline.busy_note())
             if server in failed:
                 await self._connections[server].close()  # its successor's turn waits for it to settle
         if failed and len(failed) == len(servers):
@@ -111,10 +111,12 @@ class ServerPool:
         started = [server for server in servers if server not in failed]
         await self._within_start_timeout(started, since, self.refresh())
 
-    def _left(self, deadline: float) -> float:
-        """The time left until `deadline`; at least a few seconds for a step whose turn came late (one before it
-        hung or failed), since its server is running already."""
-        return max(deadline - anyio.current_time(), min(scaled(self.start_timeout), _LATE_S))
+    def _left(self, start: Deadline) -> float:
+        """The time left of the `start`'s limit, moved on as far as the machine kept its processes waiting; at least
+        a few seconds for a step whose turn came late (one before it hung or failed), since its server is running
+        already."""
+        left = start.began + start.limit + start.credit() - time.monotonic()
+        return max(left, min(scaled(self.start_timeout), _LATE_S))
 
     def _set_aside(self, server: str, error: Exception) -> None:
         """Degrade, don't fail: the server's tools are not offered, and the trace tells the person why."""

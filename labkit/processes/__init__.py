@@ -8,7 +8,7 @@ that does not start raises `ServerStartError`, one that ends mid-session `Server
 the machine is busy (`moving_deadline`). This wing imports no other wing: `labkit.host` builds its MCP clients on it.
 """
 
-from ._busy_machine import MovingDeadline, moving_deadline
+from ._busy_machine import Deadline, MovingDeadline, longest, moving_deadline
 from ._launch import http_server, stdio_params
 from ._loopback import DIRECT_TO_LOOPBACK
 from ._message_limit import MAX_RESULT_BYTES_ENV, ServerMessageTooLarge, max_message_bytes
@@ -31,6 +31,7 @@ __all__ = [
     "WARM_START_ENV",
     "WORKDIR_ENV",
     "Confinement",
+    "Deadline",
     "LabTempDir",
     "MovingDeadline",
     "ServerEnd",
@@ -42,6 +43,7 @@ __all__ = [
     "confinement",
     "free_port",
     "http_server",
+    "longest",
     "max_message_bytes",
     "moving_deadline",
     "network_env",
