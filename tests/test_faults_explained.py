@@ -104,6 +104,28 @@ def test_a_read_only_checkout_with_a_data_folder_elsewhere_prints_what_it_comput
     assert Kind.HOST_DELIVER in replay.stdout and "--out" in replay.stderr
 
 
+@needs_private_mounts
+def test_a_store_on_a_full_disk_is_a_tool_error_naming_the_full_disk(tmp_path: Path) -> None:
+    """SQLite's own "database or disk is full", met on a real filesystem that fills up while the store is built."""
+    replay = cases.disk_full(tmp_path / "data")
+    assert replay.error is None, replay.error
+    [result] = replay.results
+    assert result.is_error and f"{tmp_path / 'data'} is full" in result.text
+
+
+@needs_private_mounts
+def test_a_chart_whose_labels_no_font_can_draw_is_a_tool_error_and_nothing_is_saved(tmp_path: Path) -> None:
+    """On a machine without a CJK font the Chinese chart is refused with the font to install; the English one, whose
+    characters the fonts matplotlib ships can draw, is drawn and saved there as anywhere."""
+    chinese = cases.chart_without_a_cjk_font(tmp_path / "zh", "zh_CN")
+    english = cases.chart_without_a_cjk_font(tmp_path / "en", "en")
+    assert chinese.error is None and english.error is None, (chinese.error, english.error)
+    [refused], [drawn] = chinese.results, english.results
+    assert refused.is_error and "fonts-noto-cjk" in refused.text and "LABKIT_LANG=en" in refused.text
+    assert not list((tmp_path / "zh" / "data").rglob("*.png"))
+    assert not drawn.is_error and len(list((tmp_path / "en" / "data").rglob("*.png"))) == 1
+
+
 @needs_taskset
 def test_a_start_on_a_crowded_cpu_is_given_the_time_it_waited_for_the_cpu() -> None:
     """Its limit is twice the CPU time it needs and it gets a quarter of a CPU: it is done within its limit only if the
