@@ -215,7 +215,7 @@ def _call_on_tmpfs(folders: list[Path], options: str, call: tuple[str, str, dict
     )
     if child.returncode != 0:
         return Replay(error=RuntimeError(child.stderr[-2000:]), returncode=child.returncode, stderr=child.stderr)
-    return Replay(results=[ToolResult(**json.loads(child.stdout.splitlines()[-1]))], returncode=0, stderr=child.stderr)
+    return Replay(results=[ToolResult(**json.loads(child.stdout.splitlines()[-1]))], stderr=child.stderr)
 
 
 _TINY_DISK = "size=64k"
