@@ -69,6 +69,17 @@ def test_no_wing_imports_a_wing_above_it() -> None:
     assert upward == []
 
 
+def test_benchmarks_import_no_tests_and_the_fault_replays_they_share_import_neither() -> None:
+    crossing = [
+        f"{path.relative_to(ROOT)} imports {module}"
+        for mine, theirs in (("benchmarks", "tests"), ("replays", "tests"), ("replays", "benchmarks"))
+        for path in sorted((ROOT / mine).rglob("*.py"))
+        for module in _imports(path)
+        if module == theirs or module.startswith(f"{theirs}.")
+    ]
+    assert crossing == []
+
+
 def test_only_the_lessons_know_the_lab_servers() -> None:
     leaks = [
         f"{p.relative_to(ROOT)} imports {m}"
