@@ -1,6 +1,6 @@
 """The fault cases of issue 36, each replayed against real processes: a cause the SDK withholds, a busy machine, an
 environment that is not ours. `tests/test_faults_explained.py` asserts on them, `python -m benchmarks --only faults`
-tabulates them beside those of `tests/fault_cases.py`. Nothing here asserts or times anything.
+tabulates them beside those of `replays/fault_cases.py`. Nothing here asserts or times anything.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from labkit.host import GatePolicy, ServerSpec
-from tests.fault_cases import REPO, SILENT, Replay, _calls
+from labkit.host import GatePolicy, ServerSpec, ToolResult
+from replays.fault_cases import REPO, SILENT, Replay, _calls
 
 __all__ = ["CASES", "STRAY_PRINT", "busy_cpu", "crowded_start", "hogs_on_cpu0"]
 
@@ -89,7 +89,7 @@ async def proxy_variables_passed_on() -> Replay:
     """A server given the host's `HTTP_PROXY` (as a config may give it) reports the `NO_PROXY` it was started with."""
     with _environment(HTTP_PROXY=_NO_PROXY_THERE, NO_PROXY="intranet.example"):
         return await _calls(
-            ServerSpec("tests.env_server", inherit=("HTTP_PROXY", "NO_PROXY")),
+            ServerSpec("replays.env_server", inherit=("HTTP_PROXY", "NO_PROXY")),
             ("started_with", {"name": "NO_PROXY"}),
             policy=READ_LOGS,
         )
@@ -163,6 +163,89 @@ def read_only_checkout(data_dir: Path | None) -> Replay:
         timeout=600,
     )
     return Replay(returncode=child.returncode, stderr=child.stderr, stdout=child.stdout)
+
+
+_ONE_CALL = textwrap.dedent("""
+    import json, sys, anyio
+    from labkit.host import GatePolicy, Host, ServerSpec
+    from labkit.trace import Trace
+
+    async def main():
+        server, tool, arguments = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+
+        async def personal_space(message, schema):
+            return {"space": "personal"}
+
+        policy = GatePolicy(approve_all=True)
+        async with Host(Trace(), [ServerSpec(server)], policy=policy, elicit=personal_space) as host:
+            result = await host.call(tool, arguments)
+        print(json.dumps({"call_id": result.call_id, "text": result.text, "is_error": result.is_error}))
+
+    anyio.run(main)
+""")
+_MOUNT_THEN_RUN = (
+    'options=$1; shift; while [ "$1" != -- ]; do mount -t tmpfs -o "$options" tmpfs "$1" || exit 97; shift; done; '
+    'shift; exec "$@"'
+)
+
+
+def _call_on_tmpfs(folders: list[Path], options: str, call: tuple[str, str, dict[str, Any]], **env: str) -> Replay:
+    """One call by a host in a private mount namespace where each of `folders` is a new tmpfs (mount `options`)."""
+    server, tool, arguments = call
+    host = [sys.executable, "-c", _ONE_CALL, server, tool, json.dumps(arguments)]
+    child = subprocess.run(
+        [
+            "unshare",
+            "--map-root-user",
+            "--mount",
+            "sh",
+            "-c",
+            _MOUNT_THEN_RUN,
+            "sh",
+            options,
+            *map(str, folders),
+            "--",
+            *host,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(REPO), "LABKIT_WARM_START": "0", **env},
+    )
+    if child.returncode != 0:
+        return Replay(error=RuntimeError(child.stderr[-2000:]), returncode=child.returncode, stderr=child.stderr)
+    return Replay(results=[ToolResult(**json.loads(child.stdout.splitlines()[-1]))], stderr=child.stderr)
+
+
+_TINY_DISK = "size=64k"
+"""A filesystem too small for the log store the logs server builds on first use."""
+
+
+def disk_full(data: Path) -> Replay:
+    """The logs server's data folder is on a filesystem that fills up while it builds its store."""
+    data.mkdir(parents=True, exist_ok=True)
+    return _call_on_tmpfs([data], _TINY_DISK, ("logs", "query_errors", LOGS_ARGS), LABKIT_DATA_DIR=str(data))
+
+
+def chart_without_a_cjk_font(folder: Path, language: str) -> Replay:
+    """The charts server in `language` on a machine whose system font folders are empty (as a minimal image's are):
+    matplotlib finds only the fonts it ships, and builds its font list afresh (in a HOME of the server's own)."""
+    from matplotlib import font_manager
+
+    system_fonts = [Path(d) for d in font_manager.X11FontDirectories if Path(d).is_dir()]
+    (folder / "data").mkdir(parents=True, exist_ok=True)
+    (folder / "home").mkdir(exist_ok=True)
+    # The server is given HOME and not MPLCONFIGDIR (the host passes a short allow-list): a HOME of its own keeps the
+    # font list it builds without the system fonts out of the user's cache, which every other chart reads.
+    return _call_on_tmpfs(
+        system_fonts,
+        "mode=0755",
+        ("charts", "render_error_trend", LOGS_ARGS),
+        LABKIT_DATA_DIR=str(folder / "data"),
+        LABKIT_LANG=language,
+        HOME=str(folder / "home"),
+    )
 
 
 def can_mount_privately() -> bool:
@@ -278,6 +361,8 @@ CASES = {
     "log store locked": lambda folder: damaged_store(folder, "locked"),
     "learner's mcp.py beside their server, warm": lambda folder: learners_file_shadows_an_import(folder, True),
     "learner's mcp.py beside their server, cold": lambda folder: learners_file_shadows_an_import(folder, False),
+    "log store on a full disk": lambda folder: disk_full(folder / "data"),
+    "Chinese chart, no CJK font on the machine": lambda folder: chart_without_a_cjk_font(folder, "zh_CN"),
     "start slower than the SDK's own 10 s probe": lambda _: slower_than_the_sdks_probe(),
     "read-only checkout, no LABKIT_DATA_DIR": lambda _: read_only_checkout(None),
     "read-only checkout, LABKIT_DATA_DIR set": lambda folder: read_only_checkout(folder / "data"),
