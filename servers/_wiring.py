@@ -28,6 +28,8 @@ from mcp_types import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from labkit._i18n import _
+
 __all__ = [
     "DATA_DIR_ENV",
     "MAX_RESULT_BYTES",
@@ -100,7 +102,8 @@ def missing_form_elicitation(question: str) -> MCPError:
     data = MissingRequiredClientCapabilityErrorData(required_capabilities=required)
     return MCPError(
         code=MISSING_REQUIRED_CLIENT_CAPABILITY,
-        message=f"the client did not declare the form elicitation capability this call needs to ask: {question}",
+        message=_("the client did not declare the form elicitation capability this call needs to ask: {question}").format(
+            question=question),
         data=data.model_dump(by_alias=True, mode="json", exclude_none=True),
     )
 

@@ -15,6 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
+from labkit._i18n import _
 from servers._report import report
 from servers._wiring import caller_name, data_dir, new_server, run
 from servers.systems.log_store import (
@@ -134,12 +135,13 @@ def build_server(allowed_services: Collection[str] | None = None, rate_limit: in
         if service not in readable:
             problem = f"caller {caller!r} may not read" if service in known else "unknown service"
             raise ToolError(f"{problem} {service!r}; services you can read: {', '.join(readable)}")
-        window = f"{format_hour(start)} to {format_hour(end)}"
+        window = _("{start} to {end}").format(start=format_hour(start), end=format_hour(end))
         report(
             "server",
             "system",
             "server.query",
-            f"input, caller {caller!r} and rate checked; asks the log store for {service} errors {window}",
+            _("input, caller {caller!r} and rate checked; asks the log store for {service} errors {window}").format(
+                caller=caller, service=service, window=window),
             {"service": service, "since": since, "until": until, "caller": caller},
         )
         found = build_report(store, service, start, end)
@@ -147,7 +149,9 @@ def build_server(allowed_services: Collection[str] | None = None, rate_limit: in
             "system",
             "server",
             "system.answer",
-            f"log store: {found.total} {service} errors {window}, peak {found.peak_hour} ({found.peak_errors})",
+            _("log store: {total} {service} errors {window}, peak {peak_hour} ({peak_errors})").format(
+                total=found.total, service=service, window=window, peak_hour=found.peak_hour,
+                peak_errors=found.peak_errors),
             {"total": found.total, "peak_hour": found.peak_hour},
         )
         return CallToolResult(

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from labkit._i18n import _
 from servers._report import report
 from servers._wiring import data_dir
 
@@ -30,7 +31,8 @@ def record(server: str, tool: str, arguments: dict[str, Any]) -> None:
     line = json.dumps(entry, ensure_ascii=False)
     with open(untrusted_dir() / RECEIVED_FILE, "a", encoding="utf-8") as handle:
         handle.write(line + "\n")
-    report("server", "server", "server.received", f"{server} received {tool}({', '.join(arguments)})",
+    report("server", "server", "server.received",
+           _("{server} received {tool}({arguments})").format(server=server, tool=tool, arguments=", ".join(arguments)),
            {"tool": tool, "arguments": arguments})
 
 

@@ -38,7 +38,7 @@ def _as_rule(answer: Any) -> Rule:
 
 
 @register("07.1", N_("A scanner rule is only useful if it catches the attack and stays quiet on benign tools: "
-          "measure both."), N_("§3 The scanner"))
+          "measure both."), N_("§3 Tool poisoning, and the scanner"))
 def check_rule(answer: Any) -> str | None:
     rule = _as_rule(answer)
     re.compile(rule.pattern)
@@ -54,7 +54,7 @@ def check_rule(answer: Any) -> str | None:
 
 
 @register("07.2", N_("A pin must cover everything the model reads or the host trusts, and nothing that changes "
-          "harmlessly."), N_("§5 Rug pulls and pinning"))
+          "harmlessly."), N_("§5 Rug pulls, and pinning"))
 def check_pin_fields(answer: Any) -> str | None:
     if not isinstance(answer, (tuple, list)) or not all(isinstance(f, str) for f in answer):
         return _("answer_2 should be a tuple of field names of a tool definition, e.g. ('name', 'description').")
@@ -82,7 +82,8 @@ def _run_injection(defences: Defences) -> tuple[int, bool, bool]:
 
 
 @register("07.3", N_("Defence in depth: one defence keeps the secret out of reach, another keeps data from leaving "
-          "once untrusted content is in the context."), N_("§6 Injection through tool results and §7 Least privilege"))
+          "once untrusted content is in the context."),
+          N_("§6 Instructions in tool results and §8 Over-broad access, and least privilege"))
 def check_defences(answer: Any) -> str | None:
     if not isinstance(answer, Defences):
         return _("answer_3 should be a Defences object, e.g. Defences.only('scan', 'pin').")
