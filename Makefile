@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: lab test env clean browser-test binder-check
+.PHONY: lab test env clean browser-test binder-check classroom-env
 
 # uv installs the same pins as pip would, in seconds rather than a minute (it resolves and unpacks in parallel).
 UV_PIN := uv==0.13.9
@@ -44,6 +44,15 @@ test: $(STAMP)
 
 browser-test: $(STAMP)
 	bash .ci/browser.sh
+
+# A room's hub on this machine (classroom/README.md): JupyterHub and its idle culler into the venv, and its proxy
+# (configurable-http-proxy, npm) outside the repository, where `classroom.proxy_command` finds it.
+CHP_HOME := $(or $(LABKIT_NPM_CACHE),$(HOME)/.cache/labkit-npm)/chp
+classroom-env: $(STAMP)
+	$(UV) -r classroom/requirements.txt
+	mkdir -p "$(CHP_HOME)"
+	bash -c 'source .ci/npm_once.sh && npm_once "$(CHP_HOME)" "$(CHP_HOME).log" \
+	  configurable-http-proxy@$$($(PY) -c "import classroom; print(classroom.CHP_VERSION)")'
 
 binder-check:
 	bash .ci/binder_check.sh

@@ -1,6 +1,7 @@
 """`python -m benchmarks [--quick] [--setup]`: run the lab's benchmarks, print a table, write results JSON.
 
-`--only faults` replays the fault cases of issue 18 (a few minutes; not part of a default run).
+`--only faults` replays the fault cases of issue 18 and `--only classroom` runs a room of learners through a real
+JupyterHub (a few minutes each; neither is part of a default run).
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ __all__ = ["FULL", "QUICK", "Plan", "main"]
 
 Runner = Callable[["Plan", "float | None"], dict[str, Any]]
 """A section: the plan and the seconds left of the run's budget (None: no budget) in, its results out."""
-SECTIONS = ("tracing", "model", "canonical", "processes", "workshop", "course", "setup", "faults")
-_ON_REQUEST = ("setup", "faults")
+SECTIONS = ("tracing", "model", "canonical", "processes", "workshop", "course", "setup", "faults", "classroom")
+_ON_REQUEST = ("setup", "faults", "classroom")
 """Sections a default run leaves out: `--setup` adds the first, `--only` names either."""
 
 
@@ -97,7 +98,7 @@ def _run_section(runner: Runner, plan: Plan, left: float | None) -> dict[str, An
     started = time.monotonic()
     try:
         outcome = runner(plan, left)
-    except Exception as error:  # a broken section must not hide the others' figures
+    except Exception as error:  # noqa: BLE001 - a broken section must not hide the others' figures
         outcome = {"error": f"{type(error).__name__}: {error}"}
     outcome["section_seconds"] = round(time.monotonic() - started, 1)
     return outcome
@@ -153,6 +154,12 @@ def _faults(plan: Plan, left: float | None) -> dict[str, Any]:
     return measure_faults()
 
 
+def _classroom(plan: Plan, left: float | None) -> dict[str, Any]:
+    from .classroom import measure_classroom
+
+    return measure_classroom()
+
+
 _RUNNERS: dict[str, Runner] = {
     "tracing": _tracing,
     "model": _model,
@@ -162,6 +169,7 @@ _RUNNERS: dict[str, Runner] = {
     "course": _course,
     "setup": _setup,
     "faults": _faults,
+    "classroom": _classroom,
 }
 
 if __name__ == "__main__":

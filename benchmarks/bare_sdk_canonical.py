@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from mcp_types import ElicitRequestFormParams, ElicitResult
+from mcp_types import ElicitResult
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ARGUMENTS = {"service": "order-service", "since": "2026-10-29T20:00"}
@@ -28,7 +28,7 @@ def server(name: str) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=["-m", f"servers.{name}"], cwd=REPO_ROOT, env=env)
 
 
-async def answer(context: Any, params: ElicitRequestFormParams) -> ElicitResult:
+async def answer(context: Any, params: Any) -> ElicitResult:
     return ElicitResult(action="accept", content={"space": "personal"})
 
 

@@ -10,7 +10,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -59,5 +59,5 @@ def machine_facts() -> dict[str, Any]:
 def _version(name: str) -> str | None:
     try:
         return version(name)
-    except Exception:
+    except PackageNotFoundError:
         return None

@@ -1,4 +1,4 @@
-"""Figure 9: the fault cases of issue 18 replayed (`tests/fault_cases.py`): each one's outcome, wall time and processes left."""
+"""Figure 9: the fault cases of issue 18 replayed (`tests/fault_cases.py`): outcome, wall time and processes left."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def measure_faults(settle_s: float = _SETTLE_S) -> dict[str, Any]:
             try:
                 replay = _replayed(case(Path(folder)))
                 outcome = outcome_of(replay)
-            except Exception as error:  # the case's own machinery broke: reported in its row, the others still run
+            except Exception as error:  # noqa: BLE001 - the case's own machinery broke: reported in its row, the others still run
                 replay, outcome = Replay(), f"CASE FAILED: {_first_line(error)}"
             seconds = time.monotonic() - started
         left = _left(before, replay.servers, settle_s)
@@ -64,8 +64,8 @@ def outcome_of(replay: Replay) -> str:
     if replay.error is not None:
         return _first_line(replay.error)
     if replay.returncode is not None:
-        stderr = replay.stderr.strip().splitlines()
-        return f"exit {replay.returncode}" + (f", stderr: {stderr[-1]}" if stderr else ", stderr empty")
+        lines = replay.stderr.strip().splitlines()
+        return f"exit {replay.returncode}" + (f", stderr: {lines[-1]}" if lines else ", stderr empty")
     results = [r for r in replay.results if r.is_error] or replay.results
     restarts = len(replay.trace.of_kind("host.restart"))
     if not results:

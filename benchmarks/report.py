@@ -189,6 +189,25 @@ def _faults(data: dict[str, Any]) -> list[Row]:
                 "ok" if c["processes_left"] == 0 else "LEFT") for c in data["cases"]]
 
 
+def _classroom(data: dict[str, Any]) -> list[Row]:
+    room, memory = f"10 a room of {data['learners']}", data["open_lessons_mib"]
+    kills = memory["oom_kills_under_1_gib"]
+    return [
+        Row(f"{room}: lesson 03 at once", f"{data['delivered']}/{data['learners']} delivered; p50 {data['p50_s']} s, "
+            f"p95 {data['p95_s']} s, alone {data['alone_s']} s (p50/alone {data['p50_over_alone']})",
+            "all delivered", _verdict(data["delivered"] == data["learners"])),
+        Row(f"{room}: peak PSS per learner", f"{data['peak_pss_per_learner_mib']} MiB "
+            f"(alone {data['alone_peak_pss_mib']} MiB)"),
+        Row("10 one learner, lessons left open", f"PSS {memory['1_open']} / {memory['3_open']} / "
+            f"{memory['9_open']} MiB with 1 / 3 / 9 open; peak {memory['peak']} MiB", "< 1024 MiB",
+            _verdict(memory["peak"] < 1024)),
+        Row("10 ... under a 1 GiB memory cgroup", f"{kills} OOM kills" if isinstance(kills, int) else kills, "0",
+            _verdict(kills == 0) if isinstance(kills, int) else ""),
+        Row("10 left running after the hubs stopped", f"{data['left_running_alone'] + data['left_running_room']}",
+            "0", _verdict(data["left_running_alone"] + data["left_running_room"] == 0)),
+    ]
+
+
 _SECTIONS = {
     "tracing": _tracing,
     "model": _model,
@@ -198,4 +217,5 @@ _SECTIONS = {
     "course": _course,
     "setup": _setup,
     "faults": _faults,
+    "classroom": _classroom,
 }

@@ -89,7 +89,7 @@ async def _clients(transport: str) -> AsyncIterator[tuple[Client, Client, Client
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-tap-")))
         events = {role: folder / f"{role}-events.jsonl" for role in ("bare", "traced", "control")}
         env = {role: {"LABKIT_EVENTS_FILE": str(path)} for role, path in events.items()}
-        errlog = stack.enter_context(tempfile.TemporaryFile(mode="w+"))
+        errlog = stack.enter_context(tempfile.TemporaryFile(mode="w+"))  # noqa: SIM115 - the stack closes it
         if transport == "memory":
             from servers.logs import build_server
 

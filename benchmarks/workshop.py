@@ -6,14 +6,14 @@ import math
 import os
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 from mcp import Client, MCPError
-from mcp_types import CallToolResult, ElicitRequestFormParams, ElicitResult, Implementation, InputRequiredResult
+from mcp_types import CallToolResult, ElicitResult, Implementation, InputRequiredResult, InputResponses
 
 from labkit.host import http_server
 
@@ -64,7 +64,7 @@ async def measure_workshop(scales: tuple[int, ...] = SCALES, phase_timeout: floa
     }
 
 
-Learner = Callable[[int, int, anyio.Event, Callable[[], None], _Tally], Awaitable[None]]
+Learner = Callable[[int, int, anyio.Event, Callable[[], None], _Tally], Coroutine[Any, Any, None]]
 
 
 async def _configuration(n: int, timeout: float, learner: Learner) -> dict[str, Any]:
@@ -101,7 +101,7 @@ async def _configuration(n: int, timeout: float, learner: Learner) -> dict[str, 
     }
 
 
-async def _answer(context: Any, params: ElicitRequestFormParams) -> ElicitResult:
+async def _answer(context: Any, params: Any) -> ElicitResult:
     """The learner's answer to the charts server's question (the scripted user: personal space)."""
     return ElicitResult(action="accept", content=dict(_ANSWER))
 
@@ -167,7 +167,7 @@ async def _round_one_here_retry_there(first: Client, second: Client) -> CallTool
     asked = await first.session.call_tool("render_error_trend", ARGUMENTS, allow_input_required=True)
     if not isinstance(asked, InputRequiredResult):
         raise RuntimeError(f"expected input_required from round 1, got {type(asked).__name__}")
-    answers = {key: await _answer(None, request.params) for key, request in asked.input_requests.items()}
+    answers: InputResponses = {key: await _answer(None, request.params) for key, request in (asked.input_requests or {}).items()}
     result = await second.session.call_tool(
         "render_error_trend", ARGUMENTS, input_responses=answers, request_state=asked.request_state,
         allow_input_required=True,

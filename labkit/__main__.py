@@ -96,8 +96,7 @@ async def _run_until_signalled(options: argparse.Namespace) -> int:
 async def _stop_on_signal(run: anyio.CancelScope, stopped: list[int], *, task_status: TaskStatus) -> None:
     with anyio.open_signal_receiver(*_STOPPING) as signals:
         task_status.started()
-        async for number in signals:
-            break
+        number = await anext(signals)
     status = 128 + number
     stopped.append(number)
     print(_("labkit: {why}, stopping the servers").format(why=_(_STOPPING[number])), file=sys.stderr, flush=True)

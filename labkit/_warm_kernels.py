@@ -13,6 +13,7 @@ module may read it when imported; the launches after it are forked by warm Pytho
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -82,10 +83,9 @@ def _fork_kernel(cmd: list[str], kwargs: dict[str, Any]) -> Forked | None:
     key = frozenset(shared.items())
     warm = _by_environment.get(key)
     if warm is None or warm.ended():
-        try:
+        # Without abstract sockets or SOCK_SEQPACKET every kernel starts as jupyter_client starts it.
+        with contextlib.suppress(OSError):
             _by_environment[key] = _WarmPythons(shared)
-        except OSError:  # no abstract sockets or SOCK_SEQPACKET here: every kernel starts as jupyter_client starts it
-            pass
         return None
     if not warm.ready():
         return None
@@ -138,7 +138,7 @@ class WarmKernelProvisioner(LocalProvisioner):  # type: ignore[misc]
         forked = _fork_kernel(cmd, kwargs)
         if forked is None:
             return await super().launch_kernel(cmd, **kwargs)
-        self.process = forked
+        self.process = forked  # type: ignore[assignment]  # a Popen look-alike: poll, wait, send_signal, kill
         # Its own session's leader, as an exec'd kernel: interrupts and kills reach its process group, never ours.
         self.pid = self.pgid = forked.pid
         self.cwd = kwargs.get("cwd", Path.cwd())
@@ -156,4 +156,4 @@ def install_kernel_spec(prefix: str = sys.prefix) -> str:
 
 
 if __name__ == "__main__":
-    print(f"installed the python3 kernel spec (forked by a warm Python) in {install_kernel_spec()}")
+    print(f"installed the python3 kernel spec (forked by a warm Python) in {install_kernel_spec()}")  # noqa: T201 - run as a script by `make env`

@@ -27,9 +27,9 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field, ValidationError
 
-from labkit._i18n import N_, _
 from servers._report import report
 from servers._wiring import data_dir, declares_form_elicitation, missing_form_elicitation, new_server, run
+from servers.i18n import N_, _
 from servers.systems.chart_space import Space, recorded_save, remember_save, save_chart
 from servers.systems.log_store import (
     SERVICE_HELP,
@@ -187,7 +187,7 @@ def build_server() -> MCPServer:
                 )
             if not (ctx.request_state or "").startswith(_ROUND_ONE_STATE):
                 raise ToolError("chart not saved: send the answer back with the requestState of the first round")
-            save_key = ctx.request_state.removeprefix(_ROUND_ONE_STATE)
+            save_key = (ctx.request_state or "").removeprefix(_ROUND_ONE_STATE)
             if (earlier := recorded_save(data_dir(), save_key)) is not None:
                 return _already_saved(ChartSaved.model_validate(earlier))
             space = _chosen_space(answer)
@@ -198,11 +198,11 @@ def build_server() -> MCPServer:
         points = store.hourly_errors(service, start, end)
         png = await anyio.to_thread.run_sync(render_trend_png, service, points)  # keep serving while drawing
         try:
-            saved = save_chart(data_dir(), space, _chart_name(service, start, end), png)
+            written = save_chart(data_dir(), space, _chart_name(service, start, end), png)
         except OSError as error:
             folder = data_dir() / "spaces" / space
             raise ToolError(f"chart not saved: cannot write into {folder} ({error.strerror})") from None
-        path = saved.relative_to(data_dir()).as_posix()
+        path = written.relative_to(data_dir()).as_posix()
         report(
             "server",
             "system",

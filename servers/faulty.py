@@ -37,7 +37,7 @@ def build_server() -> MCPServer:
 
         Use it only in the error lesson. It never returns: the connection closes instead.
         """
-        print("faulty: crash_now called, exiting with status 3", file=sys.stderr, flush=True)
+        print("faulty: crash_now called, exiting with status 3", file=sys.stderr, flush=True)  # noqa: T201 - to stderr on purpose: the error lesson reads it there
         os._exit(3)
 
     @mcp.tool(structured_output=False)

@@ -27,9 +27,9 @@ def _declared_kinds_only() -> Iterator[None]:
         assert kind in declared, f"event kind {kind!r} is not declared in labkit/trace/_kinds.py"
         return record(self, src, dst, kind, *args, **kwargs)
 
-    Trace.record = checked
+    Trace.record = checked  # type: ignore[method-assign]
     yield
-    Trace.record = record
+    Trace.record = record  # type: ignore[method-assign]
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""The fault cases of issue 18, each replayed against real processes: the fault suite asserts on them, `python -m benchmarks --only faults` tabulates them.
+"""The fault cases of issue 18, replayed against real processes: the fault suite asserts, benchmarks tabulate them.
 
 A case returns a `Replay` (the error it ended in, the results and the trace it left, the server
 processes it saw); nothing here asserts or times anything.
@@ -113,7 +113,7 @@ async def _calls(spec: ServerSpec, *calls: tuple[str, dict[str, Any]], policy: G
         async with Host(replay.trace, [spec], policy=policy, **options) as host:
             for tool, arguments in calls:
                 replay.results.append(await host.call(tool, arguments))
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 - whatever the lab raised is what the case records
         replay.error = error
     return replay
 
@@ -180,13 +180,13 @@ async def silent_start(spec: ServerSpec, era: str) -> Replay:
 
 
 async def restart_stuck(marker: Path) -> Replay:
-    """The foreign server crashes mid-call and its restart hangs, under a 5 s limit (the first start keeps the default)."""
+    """The foreign server crashes mid-call and its restart hangs, under a 5 s limit (the first start: the default)."""
     replay = Replay()
     try:
         async with Host(replay.trace, [foreign(FOREIGN_STUCK_MARKER=str(marker))], policy=ANY_CALL) as host:
             host.pool.start_timeout = 5
             replay.results.append(await host.call("crash"))
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 - whatever the lab raised is what the case records
         replay.error = error
     return replay
 
@@ -199,7 +199,7 @@ def port_taken() -> Replay:
         try:
             with http_server("charts", port=port):
                 pass
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - whatever the lab raised is what the case records
             replay.error = error
     return replay
 
@@ -323,7 +323,7 @@ async def model_never_answers() -> Replay:
         hurried = client.with_options(timeout=httpx2.Timeout(0.5, connect=10.0))
         try:
             await hurried.messages.create(model="a-model", max_tokens=16, messages=[{"role": "user", "content": "hi"}])
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - whatever the lab raised is what the case records
             replay.error = error
     return replay
 

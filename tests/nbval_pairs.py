@@ -77,7 +77,7 @@ class _PrefixCheck(pytest.Item):
         start = _first_exercise(solution)
         assert start < len(solution.cells), f"{self.path.name}: no cell is tagged exercise"
         assert len(lesson.cells) >= start, f"{self.path.name}: the lesson has fewer cells than its first exercise"
-        for index, (ours, theirs) in enumerate(zip(solution.cells[:start], lesson.cells[:start])):
+        for index, (ours, theirs) in enumerate(zip(solution.cells[:start], lesson.cells[:start], strict=True)):
             assert ours.source == theirs.source and ours.get("outputs") == theirs.get("outputs"), (
                 f"cell {index} (before the first exercise) differs from the lesson's, source or committed outputs: "
                 "re-execute both notebooks (tools/notebooks.py) so that the lesson's run checks it")

@@ -12,7 +12,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, TextIO
 
 import anyio
 import httpx2
@@ -27,8 +27,8 @@ from labkit.host import http_server, stdio_params
 __all__ = [
     "CONNECTIONS",
     "ERA",
-    "TRANSPORT_MODES",
     "TIME_SERVER",
+    "TRANSPORT_MODES",
     "LabServer",
     "assert_tool_error",
     "assert_unknown_tool",
@@ -56,7 +56,7 @@ class LabServer:
     data: Path
     args: tuple[str, ...]
     env: dict[str, str]
-    errlog: IO[str]
+    errlog: TextIO
 
     def client(self, transport: str, mode: str, *, caller: str = "lab-tests", **options: Any) -> Client:
         """A real SDK client; `caller` becomes clientInfo.name, which the servers use as the caller's identity."""

@@ -19,7 +19,7 @@ async def _one_turn(**options):
 
 
 async def test_deferred_tools_are_sent_marked_and_left_out_of_what_is_loaded():
-    trace, tools = await _one_turn(defer_tools=[tool.name for tool in padding_tools(5)[1:]])
+    trace, _tools = await _one_turn(defer_tools=[tool.name for tool in padding_tools(5)[1:]])
     sent = trace.of_kind("model.request")[0].payload["body"]["tools"]
     assert [t.get("defer_loading", False) for t in sent[:5]] == [False, True, True, True, True]
     assert sent[-1]["type"] == "tool_search_tool_regex_20251119"

@@ -6,13 +6,14 @@ import json
 import secrets
 import tempfile
 from collections.abc import Mapping
+from typing import Any
 
 import anyio
 import pytest
 from mcp import Client
 from mcp.server.mcpserver import AESGCMRequestStateCodec
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, CallToolResult, ElicitResult, InputRequiredResult
+from mcp_types import INVALID_PARAMS, CallToolResult, ElicitResult, InputRequiredResult, InputResponses
 
 from labkit.host import (
     GatePolicy,
@@ -31,7 +32,7 @@ from tests.servers_helpers import driven_by_hand
 
 TOOL = "render_error_trend"
 ARGS = {"service": "order-service", "since": "2026-10-29T20:00"}
-TEAM = {"space": ElicitResult(action="accept", content={"space": "team"})}
+TEAM: InputResponses = {"space": ElicitResult(action="accept", content={"space": "team"})}
 REJECTED = "Invalid or expired requestState"
 POLICY = GatePolicy(auto_approve=frozenset({TOOL}))
 
@@ -42,7 +43,7 @@ async def _ask(client: Client, arguments: Mapping[str, str] = ARGS) -> InputRequ
     return first
 
 
-async def _retry(client: Client, state: str, arguments: Mapping[str, str] = ARGS) -> CallToolResult:
+async def _retry(client: Client, state: str | None, arguments: Mapping[str, str] = ARGS) -> Any:
     return await client.session.call_tool(TOOL, dict(arguments), input_responses=TEAM, request_state=state,
                                           allow_input_required=True)
 
@@ -71,9 +72,9 @@ async def test_round_one_asks_and_the_retry_has_a_new_id_and_the_same_bytes():
     assert "asked-space" not in asked["requestState"]  # sealed: the client cannot read the server's plaintext
 
 
-async def _replicas(keys: Mapping[str, str]) -> tuple[dict[str, object], dict[str, list[str]], dict[str, str]]:
+async def _replicas(keys: Mapping[str, str]) -> tuple[dict[str, object], dict[str, list[str]], dict[str, str | None]]:
     """Round 1 on replica A, the retry on each other replica; what each returned and logged."""
-    logs = {name: tempfile.TemporaryFile(mode="w+") for name in keys}
+    logs = {name: tempfile.TemporaryFile(mode="w+") for name in keys}  # noqa: SIM115 - read after the servers end
     outcomes: dict[str, object] = {}
     trace = Trace()
     with http_server("charts", env={"LABKIT_REQUEST_STATE_KEY": keys["A"]}, errlog=logs["A"]) as url_a:
@@ -105,7 +106,7 @@ async def test_a_replica_that_shares_the_key_finishes_the_call_and_one_with_anot
 
 
 async def test_tampered_replayed_and_expired_states_are_rejected_with_the_reason_only_in_the_server_log():
-    errlog = tempfile.TemporaryFile(mode="w+")
+    errlog = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - read after the server ends
     seen = {}
     env = {"LABKIT_REQUEST_STATE_TTL": "1"}
     async with Client(stdio_transport("charts", Trace(), env=env, errlog=errlog), elicitation_callback=driven_by_hand) as charts:

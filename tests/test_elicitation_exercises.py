@@ -25,7 +25,7 @@ def shared_key(monkeypatch: pytest.MonkeyPatch) -> str:
     return key
 
 
-async def _pending_state() -> str:
+async def _pending_state() -> str | None:
     async with Client(stdio_transport("charts", Trace()), elicitation_callback=driven_by_hand) as charts:
         return (await charts.session.call_tool("render_error_trend", ARGS, allow_input_required=True)).request_state
 

@@ -141,7 +141,7 @@ async def test_an_unknown_method_and_invalid_params_are_protocol_errors_with_htt
 
 
 async def test_a_hung_tool_is_an_error_the_model_sees_within_the_timeout_plus_one_second(hang):
-    trace, result, after, seconds = hang
+    trace, _result, after, seconds = hang
     sent = _sent(trace, "sleep_for")
     told = _told(trace, sent.seq)
     assert told.t - sent.t < TIMEOUT + 1 and seconds < 30
@@ -165,7 +165,7 @@ async def test_a_crashed_server_is_reported_restarted_once_and_the_next_call_wor
 
 
 async def test_an_oversized_result_is_cut_before_the_model_with_a_visible_marker(flood):
-    trace, result, _, _ = flood
+    trace, _result, _, _ = flood
     reply = next(e for e in trace if e.kind == "jsonrpc.response" and e.name == "huge_result")
     shown = tool_results_sent(_told(trace, reply.seq))[0]
     assert len(reply.payload["result"]["content"][0]["text"]) == 64 * 1024

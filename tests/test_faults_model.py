@@ -6,6 +6,7 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 import anthropic
 import anyio
@@ -26,14 +27,14 @@ ANSWERS = {
 BUSY = {"anthropic": 529, "openai": 429}
 
 
-def _live(provider: str, url: str, monkeypatch: pytest.MonkeyPatch) -> object:
+def _live(provider: str, url: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Trace]:
     monkeypatch.setenv(f"{provider.upper()}_BASE_URL", url + ("/v1" if provider == "openai" else ""))
     env = {"LABKIT_MODEL": f"{provider}:a-model", f"{provider.upper()}_API_KEY": "a-key"}
     trace = Trace()
     return model_client(provider, trace=trace, env=env), trace  # type: ignore[arg-type]
 
 
-async def _ask(provider: str, client: object) -> object:
+async def _ask(provider: str, client: Any) -> Any:
     if provider == "anthropic":
         return await client.messages.create(model="a-model", max_tokens=16, messages=[{"role": "user", "content": "hi"}])
     return await client.chat.completions.create(model="a-model", messages=[{"role": "user", "content": "hi"}])

@@ -121,7 +121,7 @@ async def test_the_gate_keeps_invalid_arguments_from_the_server():
 async def test_a_tool_that_writes_is_not_called_without_approval():
     call = ToolCall("c1", "render_error_trend", {"service": "order-service", "since": "2026-10-29T20:00",
                                                 "approved": True})
-    trace, host, result, _ = await _host_call(call)
+    trace, _host, result, _ = await _host_call(call)
     assert result.is_error and "did not approve" in result.text
     gate = trace.of_kind("host.gate")[-1]
     assert gate.meta["ignored"] == ["approved"]
@@ -130,7 +130,7 @@ async def test_a_tool_that_writes_is_not_called_without_approval():
 
 async def test_a_hung_tool_becomes_an_error_within_the_timeout_plus_one_second():
     policy = GatePolicy(auto_approve=frozenset({"sleep_for"}))
-    trace, host, result, seconds = await _host_call(ToolCall("c1", "sleep_for", {"seconds": 60}), policy,
+    _trace, host, result, seconds = await _host_call(ToolCall("c1", "sleep_for", {"seconds": 60}), policy,
                                                     call_timeout=1.0)
     assert result.is_error and seconds < 2.0
     assert host.audit.entries[-1].outcome.startswith(("timeout", "protocol error"))
@@ -160,7 +160,7 @@ async def test_a_turns_independent_calls_are_on_the_wire_at_the_same_time():
         result = await host.run("Why did order-service errors rise last night? Make a trend chart.", conversation)
     assert result.delivered, result.reason
     [query] = [e for e in trace.of_kind("jsonrpc.response") if e.name == "query_errors"]
-    chart_sent = [e for e in trace.of_kind("jsonrpc.request") if e.name == "render_error_trend"][0]
+    chart_sent = next(e for e in trace.of_kind("jsonrpc.request") if e.name == "render_error_trend")
     assert chart_sent.seq < query.seq, "the chart call waited for query_errors to be answered"
     proposed = [b["id"] for b in trace.of_kind("model.response")[0].payload["body"]["content"] if b["type"] == "tool_use"]
     written_back = [r["call_id"] for r in trace.of_kind("host.writeback")[0].payload]

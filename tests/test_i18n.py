@@ -28,6 +28,7 @@ _FIELD = re.compile(r"\{([A-Za-z_]\w*)(![rsa])?(:[^{}]*)?\}")
 def _tool() -> ModuleType:
     """tools/i18n.py, the one place that says what a complete catalog is."""
     spec = importlib.util.spec_from_file_location("i18n_tool", ROOT / "tools" / "i18n.py")
+    assert spec is not None and spec.loader is not None, "tools/i18n.py is there"
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -54,9 +55,9 @@ def test_each_translation_keeps_the_placeholders_of_its_message() -> None:
         if not message.id:
             continue
         # A plural message's forms are translated from its plural (Chinese has one form).
-        english = message.id[-1] if isinstance(message.id, tuple) else message.id
+        english = str(message.id if isinstance(message.id, str) else message.id[-1])
         for chinese in message.string if isinstance(message.string, tuple) else (message.string,):
-            if chinese and (_fields(english) != _fields(chinese) or english.count("{{") != chinese.count("{{")):
+            if chinese and (_fields(english) != _fields(str(chinese)) or english.count("{{") != chinese.count("{{")):
                 different.append((english, chinese))
     assert different == []
 
@@ -85,8 +86,8 @@ def test_a_fuzzy_entry_written_and_read_back_gains_no_comment(tmp_path: Path) ->
     tool = _tool()
     catalog = tool._catalog("demo")
     entry = catalog.add("the new text\nof two lines", "旧的译文", flags=["fuzzy"])
-    entry.previous_id = ("the old text, long enough that babel wraps it over more than one line of a catalog\n"
-                         "and a second line",)
+    entry.previous_id = (("the old text, long enough that babel wraps it over more than one line of a catalog\n"
+                          "and a second line"),)
     tool._write(catalog, tmp_path / "demo.po")
     (back,) = [m for m in tool._read(tmp_path / "demo.po") if m.id]
     assert back.user_comments == [] and back.fuzzy and back.string == "旧的译文"

@@ -15,6 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("lab_i18n", ROOT / "tools" / "i18n.py")
+assert _spec is not None and _spec.loader is not None, "tools/i18n.py is there"
 i18n = importlib.util.module_from_spec(_spec)
 sys.modules["lab_i18n"] = i18n
 _spec.loader.exec_module(i18n)
@@ -67,7 +68,7 @@ def _printed_labels(code: str) -> set[str]:
         tree = ast.parse("\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))))
     except SyntaxError:
         return set()
-    labels = set()
+    labels: set[str] = set()
     for call in ast.walk(tree):
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "print":
             for argument in call.args:

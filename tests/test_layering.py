@@ -160,3 +160,10 @@ def test_the_kernel_provisioner_loads_neither_the_host_nor_the_sdk() -> None:
     # Jupyter loads it at a kernel's launch: the host and the SDK would cost that launch a second of imports.
     loaded = _loaded_after("import labkit._warm_kernels")
     assert [m for m in loaded if m == "mcp" or m.startswith(("mcp.", "labkit.host", "labkit.lessons"))] == []
+
+
+def test_the_lab_servers_import_nothing_of_labkit() -> None:
+    """A server speaks the learner's language through `servers/i18n.py`, which stands on the standard library."""
+    importers = [f"{p.relative_to(ROOT)} imports {m}" for p in sorted((ROOT / "servers").rglob("*.py"))
+                 for m in _imports(p) if m == "labkit" or m.startswith("labkit.")]
+    assert importers == []

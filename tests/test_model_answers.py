@@ -16,7 +16,6 @@ from labkit.lessons import make_client
 from labkit.simulator import MODEL_NAME, Dialogue, decide
 from labkit.simulator._dialogue import Message, ToolOutcome, ToolSeen, ToolSpec
 from labkit.trace import Trace
-
 from tests.servers_helpers import TIME_SERVER
 
 REAL_TOOLS = Path(__file__).resolve().parents[1] / "labkit" / "lessons" / "data" / "real_server_tools.json"
@@ -151,7 +150,7 @@ async def test_a_refusal_travels_in_each_apis_own_field(api):
 
 async def _run_time(question: str) -> tuple[object, Trace]:
     trace = Trace()
-    spec = ServerSpec("time", command=TIME_SERVER, args=["--local-timezone", "UTC"])
+    spec = ServerSpec("time", command=TIME_SERVER, args=("--local-timezone", "UTC"))
     with anyio.fail_after(60):
         async with Host(trace, [spec]) as host:
             conversation = Conversation(make_client("anthropic", trace=trace), MODEL_NAME, host.tools)

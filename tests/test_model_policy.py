@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from labkit.host import Conversation
@@ -44,7 +46,7 @@ POOR = ToolSpec("query_errors", "Does stuff.", GOOD.schema)
 PLAIN = ToolSpec("error_stats", "Counts errors per hour for one service and returns the numbers.", GOOD.schema)
 
 
-def ask(question: str, tools: list[ToolSpec], **options: object) -> object:
+def ask(question: str, tools: list[ToolSpec], **options: object) -> Any:
     return decide(Dialogue([Message("user", question)], tools, **options))  # type: ignore[arg-type]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import anthropic
 import httpx2
 import openai
@@ -66,7 +68,7 @@ def test_records_errors_with_their_status() -> None:
     assert trace[1].meta["status"] == 400 and trace[1].summary.startswith("400 [simulated] Previous response")
 
 
-def canonical_bodies(**client_options: object) -> list[str]:
+def canonical_bodies(**client_options: Any) -> list[str]:
     trace = Trace()
     with make_client("anthropic", trace=trace, sync=True, env={}, **client_options) as client:
         messages: list = [

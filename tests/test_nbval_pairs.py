@@ -1,4 +1,4 @@
-"""`tests/nbval_pairs.py`: a lesson and its solution checked in one kernel, each cell against its own committed output."""
+"""`tests/nbval_pairs.py`: a lesson and its solution checked in one kernel, each cell against its committed output."""
 
 from pathlib import Path
 

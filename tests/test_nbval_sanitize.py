@@ -15,7 +15,6 @@ from nbval.plugin import get_sanitize_patterns
 from labkit import ServerSpec, Trace, stdio_transport
 from labkit._i18n import LANGUAGES
 from labkit.trace import sequence_diagram, summarise_frame, table
-
 from tests.servers_helpers import TIME_SERVER
 
 PATTERNS = get_sanitize_patterns((Path(__file__).parent / "nbval_sanitize.cfg").read_text(encoding="utf-8"))

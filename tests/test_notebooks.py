@@ -48,7 +48,7 @@ def test_the_solution_differs_only_in_exercise_cells(path):
     lesson, solution = _read(path).cells, _read(SOLUTIONS / path.name).cells
     assert len(lesson) == len(solution), "the solution must have the same cells"
     exercises = 0
-    for index, (mine, theirs) in enumerate(zip(lesson, solution)):
+    for index, (mine, theirs) in enumerate(zip(lesson, solution, strict=False)):
         assert _tags(mine) == _tags(theirs), f"cell {index}: tags differ"
         if "exercise" in _tags(mine):
             exercises += 1

@@ -1,4 +1,4 @@
-"""The host with servers nobody here wrote: `mcpServers` configs, any stdio command, a URL, and failures that explain."""
+"""The host with servers nobody here wrote: `mcpServers` configs, any stdio command, a URL; failures that explain."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import anyio
 import pytest
 
 from labkit import ERAS, Host, ServerSpec, ServerStartError, Trace, http_server, load_config, specs_from_config
-
 from tests.servers_helpers import TIME_SERVER
 
 CONVERT = {"source_timezone": "Europe/London", "time": "09:00", "target_timezone": "Asia/Tokyo"}
@@ -62,9 +61,8 @@ async def test_a_server_that_exits_early_shows_its_status_and_stderr() -> None:
     assert "mcp-server-time" in str(error) and "Connection closed" not in str(error)
 
 async def test_an_http_lab_server_that_cannot_start_says_why() -> None:
-    with pytest.raises(ServerStartError) as caught:
-        with http_server("no_such_server"):
-            pass
+    with pytest.raises(ServerStartError) as caught, http_server("no_such_server"):
+        pass
     assert caught.value.returncode == 1 and "servers.no_such_server" in caught.value.stderr
 
 def test_config_entries_are_read_in_order_with_every_field(tmp_path: Path) -> None:
@@ -88,12 +86,12 @@ def test_a_bad_config_entry_is_named(document: dict, named: str) -> None:
         specs_from_config(document)
 
 def test_a_config_file_that_is_missing_or_not_json_says_so(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="no MCP config file"):
+    with pytest.raises(FileNotFoundError, match=r"no MCP config file"):
         load_config(tmp_path / "absent.json")
     (tmp_path / "bad.json").write_text("{mcpServers:", encoding="utf-8")
-    with pytest.raises(ValueError, match="bad.json is not valid JSON"):
+    with pytest.raises(ValueError, match=r"bad.json is not valid JSON"):
         load_config(tmp_path / "bad.json")
 
 def test_a_transport_that_does_not_exist_lists_the_ones_that_do() -> None:
-    with pytest.raises(ValueError, match="transport must be one of stdio, http, not 'htp'"):
+    with pytest.raises(ValueError, match=r"transport must be one of stdio, http, sse, not 'htp'"):
         ServerSpec("charts", transport="htp")

@@ -68,7 +68,7 @@ async def test_each_request_and_its_reply_are_one_span(canonical, tmp_path):
     mcp = [s for s in spans if "mcp.method.name" in _attrs(s)]
     requests = canonical.trace.of_kind("jsonrpc.request", "jsonrpc.notification")
     assert len(mcp) == len(requests) == len(canonical.trace.of_kind("jsonrpc.response", "jsonrpc.error"))
-    for span, request in zip(mcp, requests):
+    for span, request in zip(mcp, requests, strict=True):
         attrs = _attrs(span)
         reply = next(e for e in canonical.trace if e.seq > request.seq and e.kind == "jsonrpc.response"
                      and e.ref == request.ref and e.meta["server"] == request.meta["server"])
@@ -98,7 +98,7 @@ async def test_tool_calls_carry_the_genai_and_mcp_names(canonical, tmp_path):
 async def test_model_calls_carry_the_genai_names(canonical, tmp_path):
     spans = _spans(_read_back(canonical, tmp_path))
     chats = [_attrs(s) | {"name": s["name"]} for s in spans if _attrs(s).get("gen_ai.operation.name") == "chat"]
-    for chat, response in zip(chats, canonical.trace.of_kind("model.response")):
+    for chat, response in zip(chats, canonical.trace.of_kind("model.response"), strict=False):
         assert chat["name"] == f"chat {canonical.model}" and chat["gen_ai.request.model"] == canonical.model
         assert chat["gen_ai.provider.name"] == chat["gen_ai.system"] == "anthropic"
         assert chat["gen_ai.response.id"] == response.ref and chat["labkit.simulated"] is True
@@ -150,7 +150,7 @@ async def test_the_sdk_exporter_sends_the_same_spans_to_a_collector(canonical):
     received: list[bytes] = []
 
     class Collector(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 (the stdlib's name)
+        def do_POST(self):  # the standard library names it
             received.append(self.rfile.read(int(self.headers["Content-Length"])))
             self.send_response(200)
             self.send_header("Content-Type", "application/x-protobuf")

@@ -117,6 +117,22 @@ def test_running_the_cells_again_declines_the_waiting_form_skips_the_stale_run_a
     assert kernel.printed(again_next) == "the next cell ran\n"
 
 
+def test_running_only_the_form_cell_again_declines_the_waiting_form_and_says_so(kernel) -> None:
+    first = kernel.run(FORM_CELL, "form")
+    kernel.until(lambda: kernel.shows_form(first), "showed the form")
+    again = kernel.run(FORM_CELL, "form")
+
+    kernel.until(lambda: kernel.shows_form(again), "showed the second run's form")
+    kernel.until(lambda: kernel.finished(first), "ended the first run's form cell")
+    assert "answer: None" in kernel.printed(first), "the first form gave way (declined) instead of waiting"
+    kernel.until(lambda: "↻" in kernel.printed(again), "said that the earlier form gave way")
+    assert "You ran this form's cell again" in kernel.printed(again)
+
+    kernel.click(kernel.button(again, "Submit"))
+    kernel.until(lambda: kernel.finished(again), "ran the second form to its end")
+    assert "answer: {'space': 'personal'}" in kernel.printed(again)
+
+
 def test_another_cell_queued_behind_a_form_leaves_the_form_waiting(kernel) -> None:
     form = kernel.run(FORM_CELL, "form")
     kernel.until(lambda: kernel.shows_form(form), "showed the form")

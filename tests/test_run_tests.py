@@ -30,6 +30,7 @@ sys.exit(int(code))
 def _runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
             suites: dict[str, tuple[float, int, str]]) -> ModuleType:
     spec = importlib.util.spec_from_file_location("run_tests_tool", ROOT / "tools" / "run_tests.py")
+    assert spec is not None and spec.loader is not None, "tools/run_tests.py is there"
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     monkeypatch.setattr(module, "REPO", tmp_path)

@@ -153,4 +153,4 @@ async def test_the_taint_rule_alone_asks_before_data_leaves():
     assert not run.succeeded
     asked = [r for r in run.desk.requests if r.tool.endswith("send_message")]
     assert asked and not asked[0].approved
-    assert [e for e in run.trace.of_kind("host.taint")]
+    assert list(run.trace.of_kind("host.taint"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
+from typing import Any, Literal
 
 import pytest
 from mcp import Client
@@ -43,14 +44,17 @@ chinese = server_fixture("charts", env={"LABKIT_REQUEST_STATE_KEY": KEY_A, "LABK
                          fixture_name="chinese")
 pytestmark = pytest.mark.anyio
 
+Action = Literal["accept", "decline", "cancel"]
+
 
 class _User:
     """An elicitation callback that records each question and gives one fixed answer."""
 
-    def __init__(self, action: str, space: str | None = None) -> None:
-        self.action, self.space, self.asked = action, space, []
+    def __init__(self, action: Action, space: str | None = None) -> None:
+        self.action, self.space = action, space
+        self.asked: list[str] = []
 
-    async def __call__(self, context: object, params: object) -> ElicitResult:
+    async def __call__(self, context: object, params: Any) -> ElicitResult:
         self.asked.append(params.message)
         return ElicitResult(action=self.action, content={"space": self.space} if self.space else None)
 
@@ -67,8 +71,8 @@ async def _round_one(client: Client) -> InputRequiredResult:
 
 
 async def _retry(
-    client: Client, state: str | None, space: str = "personal", action: str = "accept", args: dict[str, str] = ARGS
-) -> CallToolResult:
+    client: Client, state: str | None, space: str = "personal", action: Action = "accept", args: dict[str, str] = ARGS
+) -> Any:
     answer = ElicitResult(action=action, content={"space": space} if action == "accept" else None)
     return await client.session.call_tool(
         "render_error_trend", args, input_responses={"space": answer}, request_state=state, allow_input_required=True
@@ -140,7 +144,7 @@ async def test_the_client_driver_answers_in_either_era(server: LabServer, connec
         *(pytest.param("cancel", ("http", mode), id=f"cancel-http-{mode}") for mode in ("auto", "legacy")),
     ],
 )
-async def test_no_choice_means_no_chart(server: LabServer, connection: tuple[str, str], action: str) -> None:
+async def test_no_choice_means_no_chart(server: LabServer, connection: tuple[str, str], action: Action) -> None:
     async with server.client(*connection, elicitation_callback=_User(action)) as client:
         refused = await client.call_tool("render_error_trend", {**ARGS, "since": "2026-10-29T21:00"})
         await assert_unknown_tool(client, "render_chart")

@@ -63,7 +63,7 @@ async def test_last_night_matches_the_store(client: Client, server: LabServer) -
     assert not result.is_error
     assert report["total"] == sum(expected.values())
     assert {point["hour"]: point["errors"] for point in report["hourly"] if point["errors"]} == expected
-    assert report["peak_hour"] == max(expected, key=expected.get)
+    assert report["peak_hour"] == max(expected, key=expected.__getitem__)
     assert report["top_errors"][0]["code"] == "DB_POOL_EXHAUSTED"
     assert f"{report['total']} errors" in text_of(result) and report["peak_hour"] in text_of(result)
 

@@ -81,7 +81,7 @@ def test_a_long_description_is_refused() -> None:
 
 
 def test_a_folder_without_skill_md(tmp_path) -> None:
-    with pytest.raises(SkillError, match="has no SKILL.md"):
+    with pytest.raises(SkillError, match=r"has no SKILL.md"):
         load_skill(tmp_path)
 
 
@@ -106,7 +106,7 @@ def test_the_catalog_holds_names_and_descriptions_only() -> None:
                                   "references\\plan-rules.md", "", "SKILL2.md"])
 def test_resources_outside_the_skill_folder_are_refused(path: str) -> None:
     library = SkillLibrary.from_folders(SKILLS_DIR)
-    with pytest.raises(ValueError, match="refused|has no file"):
+    with pytest.raises(ValueError, match=r"refused|has no file"):
         library.read_resource("plan-questions", path)
 
 
@@ -198,11 +198,6 @@ def test_the_model_follows_the_method_after_the_body_arrives() -> None:
     ]
     decision = decide(Dialogue(loaded, [LOAD, get_plan], system=CATALOG))
     assert [c.arguments for c in decision.calls] == [{"plan": "personal"}, {"plan": "family"}]
-    answered = loaded + [
-        Message("assistant", calls=(ToolSeen("c2", "get_plan", {"plan": "personal"}),
-                                    ToolSeen("c3", "get_plan", {"plan": "family"}))),
-        Message("user", results=(ToolOutcome("c2", '{"plan": "personal", "max_accounts": 3}'),
-                                 ToolOutcome("c3", '{"plan": "family", "max_accounts": 6}'))),
-    ]
+    answered = [*loaded, Message("assistant", calls=(ToolSeen("c2", "get_plan", {"plan": "personal"}), ToolSeen("c3", "get_plan", {"plan": "family"}))), Message("user", results=(ToolOutcome("c2", '{"plan": "personal", "max_accounts": 3}'), ToolOutcome("c3", '{"plan": "family", "max_accounts": 6}')))]
     final = decide(Dialogue(answered, [LOAD, get_plan], system=CATALOG))
     assert final.text.endswith("personal: 3 family: 6") and not final.calls

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from labkit.host import scripted_answers, scripted_form
+from labkit.host import Api, scripted_answers, scripted_form
 from labkit.lessons import (
     SKILLS_DIR,
     SkillRun,
@@ -125,7 +125,7 @@ async def test_a_skill_saying_approved_does_not_approve_the_default_approver_sen
     run = await run_with_skills(TRAP_QUESTION, skills=WITH_UNTRUSTED, servers=["charts"])
     proposed = dict(run.tool_calls)["render_error_trend"]
     assert proposed["approved"] is True
-    gate = [e for e in run.trace.of_kind("host.gate") if e.name == "render_error_trend"][0]
+    gate = next(e for e in run.trace.of_kind("host.gate") if e.name == "render_error_trend")
     assert gate.meta["ignored"] == ["approved"] and (gate.meta["outcome"], gate.meta["by"]) == ("denied", "user")
     assert run.sent == [] and run.audit.entries[-1].outcome == "not sent"
 
@@ -145,7 +145,7 @@ async def test_the_gate_asks_the_user_whatever_the_skill_says() -> None:
 
 
 @pytest.mark.parametrize("api", ["chat", "responses"])
-async def test_the_openai_apis_load_the_same_skill_and_get_the_same_answer(api: str, family) -> None:
+async def test_the_openai_apis_load_the_same_skill_and_get_the_same_answer(api: Api, family) -> None:
     run = await run_with_skills("How many accounts does the family plan allow?", skills=LIBRARY, servers=["plans"],
                                 required_tools=["get_plan"], api=api)
     assert run.tool_calls == family.tool_calls and run.result.answer == family.result.answer
@@ -160,7 +160,7 @@ def test_results_come_back_in_the_order_the_calls_were_sent_whatever_order_they_
     for ref, accounts in ((8, 3), (7, 6)):  # the second call answered first
         trace.record("server", "client", "jsonrpc.response", "tools/call →", ref=ref, name="get_plan",
                      payload={"result": {"structuredContent": {"max_accounts": accounts}}})
-    run = SkillRun("Both plans?", trace, result=None, audit=None, loader=None)
+    run = SkillRun("Both plans?", trace, result=None, audit=None, loader=None)  # type: ignore[arg-type]  # unused here
     assert [result["max_accounts"] for result in run.returned("get_plan")] == [6, 3]
     assert run.returned("list_plans") == []
 

@@ -29,5 +29,5 @@ def test_counting_the_hand_off_for_the_host_moves_one_step_and_nothing_else(even
 
 
 def test_an_unknown_choice_names_the_valid_ones(events: list[Event]) -> None:
-    with pytest.raises(ValueError, match="'model'.*'host'"):
+    with pytest.raises(ValueError, match=r"'model'.*'host'"):
         group_steps(events, final_handoff="user")

@@ -18,7 +18,12 @@ from mcp.client.stdio import stdio_client
 from mcp_types import ElicitResult
 
 from labkit.host import (
-    ServerStartError, http_server, http_transport, memory_transport, stdio_params, stdio_transport,
+    ServerStartError,
+    http_server,
+    http_transport,
+    memory_transport,
+    stdio_params,
+    stdio_transport,
 )
 from labkit.trace import TappedTransport, Trace, pretty, save_png, select, sequence_diagram, table
 from tests.toy_server import build_server
@@ -200,7 +205,7 @@ def test_call_spans_pair_requests_and_responses_and_overlap_saving_reads_them():
 
 @asynccontextmanager
 async def _no_frames() -> AsyncIterator[tuple[Any, Any]]:
-    send, receive = anyio.create_memory_object_stream(1)
+    send, receive = anyio.create_memory_object_stream[Any](1)
     async with send, receive:
         yield receive, send
 

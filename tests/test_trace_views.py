@@ -9,8 +9,8 @@ import unicodedata
 
 from labkit.trace import Trace, sequence_diagram
 from labkit.trace._columns import wrap_columns
-from labkit.trace._summaries import fold
 from labkit.trace._labels import diagram_label
+from labkit.trace._summaries import fold
 
 _MARKER = re.compile(r"…\(\+(\d+) chars\)")
 

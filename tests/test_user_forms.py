@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from labkit import progress
 from mcp_types import ElicitRequestFormParams
 
-from labkit import elicitation_callback, scripted_form
+from labkit import elicitation_callback, progress, scripted_form
 from labkit.host._user import answer_problems
 
 SPACE = {"properties": {"space": {"enum": ["personal", "team"], "title": "Space"}}, "required": ["space"]}

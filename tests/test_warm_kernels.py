@@ -26,26 +26,26 @@ NOTEBOOKS = str(REPO_ROOT / "notebooks")
 # What a lesson could see of how its kernel was started, and of the libraries it imports once started: pandas's display
 # options, matplotlib's inline figures and ipywidgets' comm target depend on the kernel they are imported in. The two
 # per-launch variables differ by design.
-REPORT = """
+REPORT = f"""
 import json, locale, os, signal, sys, time
 import comm, ipywidgets, matplotlib, matplotlib.pyplot, pandas
-print(json.dumps({
-    "pandas": {o: pandas.get_option(o) for o in ("display.max_columns", "display.width", "display.max_rows")},
+print(json.dumps({{
+    "pandas": {{o: pandas.get_option(o) for o in ("display.max_columns", "display.width", "display.max_rows")}},
     "frame": repr(pandas.DataFrame([range(30)] * 3)),
     "backend": [matplotlib.rcParams._get("backend"), matplotlib.get_backend()],
     "figure_formats": sorted(str(t) for t in get_ipython().display_formatter.formatters["image/png"].type_printers),
     "comm_targets": sorted(comm.get_comm_manager().targets),
     "argv": [*sys.argv[:-1], os.path.basename(sys.argv[-1]).startswith("kernel-")],
     "path": sys.path, "cwd": os.getcwd(), "executable": sys.executable, "flags": list(sys.flags),
-    "env": {k: v for k, v in os.environ.items() if k not in ("JPY_SESSION_NAME", %r)},
+    "env": {{k: v for k, v in os.environ.items() if k not in ("JPY_SESSION_NAME", {LENT_ENV!r})}},
     "session_leader": os.getsid(0) == os.getpgid(0) == os.getpid(),
-    "signals": {s: repr(signal.getsignal(getattr(signal, s))) for s in ("SIGINT", "SIGTERM", "SIGCHLD", "SIGPIPE")},
+    "signals": {{s: repr(signal.getsignal(getattr(signal, s))) for s in ("SIGINT", "SIGTERM", "SIGCHLD", "SIGPIPE")}},
     "stdin_at_its_end": os.read(0, 1) == b"",
     "streams": [(s.encoding, s.errors, s.line_buffering) for s in (sys.__stdout__, sys.__stderr__)],
     "encoding": locale.getpreferredencoding(False),
     "tz": time.tzname, "umask": os.umask(0o22),
-}))
-""" % LENT_ENV
+}}))
+"""
 
 
 @pytest.fixture(scope="module")
@@ -130,7 +130,9 @@ def test_a_killed_forked_kernel_takes_its_servers_with_it(warm: None) -> None:
             "import json, psutil\nfrom labkit import Host, ServerSpec, Trace\nfrom labkit.host._warm import "
             "warm_python_pid\nhost = Host(Trace(), [ServerSpec('logs'), ServerSpec('charts')])\n"
             "await host.__aenter__()\n"
-            "print(json.dumps([warm_python_pid(), *[p.pid for p in psutil.Process(warm_python_pid()).children()]]))")))
+            "print(json.dumps([warm_python_pid(), *[p.pid for p in psutil.Process(warm_python_pid())"
+            ".children()]]))"
+        )))
         # The host started no warm Python of its own: the one for servers Jupyter's provisioner lent forked them.
         assert warm in _warm_kernels.warm_python_pids() and len(servers) == 2
         kernel = manager.provisioner.process
@@ -138,13 +140,14 @@ def test_a_killed_forked_kernel_takes_its_servers_with_it(warm: None) -> None:
     finally:
         client.stop_channels()
     assert kernel.returncode == -signal.SIGKILL
-    gone, alive = psutil.wait_procs([psutil.Process(pid) for pid in servers if psutil.pid_exists(pid)], timeout=10)
+    _gone, alive = psutil.wait_procs([psutil.Process(pid) for pid in servers if psutil.pid_exists(pid)], timeout=10)
     assert alive == [] and psutil.Process(warm).is_running()  # it serves the next kernel
 
 
 ORPHAN = ("import subprocess, sys\n"  # a child that starts `sleep 2` and ends at once, leaving it an orphan
           "child = subprocess.run([sys.executable, '-c', 'import subprocess; print(subprocess.Popen([\"sleep\", \"2\"],"
-          " stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).pid)'], capture_output=True, text=True, check=True)\nprint(child.stdout.strip())")
+          " stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).pid)'], capture_output=True, text=True, check=True)\n"
+          "print(child.stdout.strip())")
 
 
 def test_an_orphan_below_a_forked_kernel_is_adopted_and_reaped_by_the_warm_python(warm: None) -> None:
@@ -228,7 +231,7 @@ def test_when_the_jupyter_process_is_killed_its_kernels_and_its_warm_python_go_t
         jupyter.kill()
         jupyter.wait()
         jupyter.stdout.close()
-    gone, alive = psutil.wait_procs(started, timeout=10)
+    _gone, alive = psutil.wait_procs(started, timeout=10)
     assert alive == []
 
 

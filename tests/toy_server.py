@@ -4,7 +4,14 @@ import os
 import sys
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import CallToolResult, ElicitRequest, ElicitRequestFormParams, InputRequiredResult, TextContent
+from mcp_types import (
+    CallToolResult,
+    ElicitRequest,
+    ElicitRequestFormParams,
+    ElicitResult,
+    InputRequiredResult,
+    TextContent,
+)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
@@ -31,7 +38,8 @@ def build_server() -> MCPServer:
             if answer is None:
                 params = ElicitRequestFormParams(message="Where?", requested_schema=SPACE_SCHEMA)
                 return InputRequiredResult(input_requests={"space": ElicitRequest(params=params)}, request_state="toy")
-            space = answer.content["space"]
+            assert isinstance(answer, ElicitResult), "the client answered the question asked"
+            space = (answer.content or {})["space"]
         else:
             space = (await ctx.elicit("Where?", Space)).data.space
         return CallToolResult(content=[TextContent(type="text", text=f"saved {text} to {space}")])

@@ -2,7 +2,7 @@
 
     python tools/i18n.py extract   # templates (.pot) from the English sources; merge them into the .po files
     python tools/i18n.py compile   # labkit's .po -> .mo (what labkit reads at run time)
-    python tools/i18n.py build     # zh-CN/{notebooks,solutions}/ and README.zh-CN.md from the English sources + catalogs
+    python tools/i18n.py build     # zh-CN/{notebooks,solutions}/ and README.zh-CN.md from English sources + catalogs
     python tools/i18n.py check     # exit 1 if any message is untranslated or fuzzy, or a generated file is stale
 
 The English notebooks are the source. A markdown cell is one message; a code cell is one message when it
@@ -19,8 +19,9 @@ import os
 import re
 import sys
 import tokenize
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from babel.messages.catalog import Catalog
@@ -34,7 +35,7 @@ LOCALE = ROOT / "locale"
 LABKIT_LOCALE = ROOT / "labkit" / "locale"
 LANGUAGE, FOLDER = "zh_CN", "zh-CN"
 # Fixed dates keep the catalogs' bytes stable from run to run (only real changes show in a diff).
-_EPOCH = datetime(2026, 12, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(2026, 12, 1, tzinfo=UTC)
 _SENTENCE = re.compile(r"[A-Za-z]{2,}[^\w]+[A-Za-z]{2,}")
 _IDEOGRAPH = re.compile(r"[\u4e00-\u9fff]")
 _CJK_PUNCTUATION = re.compile(r"[\u3000-\u303f\uff00-\uffef\u2014\u2026\u201c\u201d\u2018\u2019]")
@@ -65,7 +66,7 @@ def messages_of(path: Path) -> list[tuple[str, int]]:
             if cell.source.strip() and (cell.cell_type == "markdown" or (cell.cell_type == "code" and _has_prose(cell.source)))]
 
 
-def _catalog(domain: str) -> Catalog:
+def _catalog(domain: str | None) -> Catalog:
     return Catalog(domain=domain, project="mcp-teaching-lab", creation_date=_EPOCH, revision_date=_EPOCH,
                    fuzzy=False, charset="utf-8")
 
@@ -109,7 +110,9 @@ def _templates() -> dict[Path, Catalog]:
 
 def _readme_blocks() -> list[tuple[str, int]]:
     """The README as blocks separated by blank lines, a fenced code block kept whole."""
-    blocks, current, fenced = [], [], False
+    blocks: list[str] = []
+    current: list[str] = []
+    fenced = False
     for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines():
         if line.startswith("```"):
             fenced = not fenced
@@ -137,7 +140,7 @@ def extract() -> None:
         print(f"{po_path.relative_to(ROOT)}: {len(template)} messages, {len(_missing(catalog))} to translate")
 
 
-def _missing(catalog: Catalog) -> list[str]:
+def _missing(catalog: Catalog) -> list[Any]:
     return [m.id for m in catalog if m.id and (not m.string or m.fuzzy)]
 
 
@@ -184,7 +187,7 @@ def translated_notebook(source: Path) -> nbformat.NotebookNode:
     for cell in notebook.cells:
         message = catalog.get(cell.source)
         if message is not None and message.string and not message.fuzzy:
-            cell.source = _unwrap(message.string) if cell.cell_type == "markdown" else message.string
+            cell.source = _unwrap(str(message.string)) if cell.cell_type == "markdown" else message.string
     notebook.metadata["language"] = FOLDER
     return notebook
 
@@ -215,7 +218,7 @@ class _Sentences(ast.NodeTransformer):
         return ast.Constant("<sentence>") if prose else node
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
-        texts = [part.value for part in node.values if isinstance(part, ast.Constant)]
+        texts = [part.value for part in node.values if isinstance(part, ast.Constant) and isinstance(part.value, str)]
         return self._holes(node) if any(_is_prose(text) for text in texts) else self.generic_visit(node)
 
     @staticmethod
@@ -250,7 +253,7 @@ def build() -> None:
     blocks = []
     for block, _index in _readme_blocks():
         message = readme.get(block)
-        blocks.append(_unwrap(message.string) if message is not None and message.string and not message.fuzzy else block)
+        blocks.append(_unwrap(str(message.string)) if message is not None and message.string and not message.fuzzy else block)
     glossary = (LOCALE / LANGUAGE / "glossary.md").read_text(encoding="utf-8")
     (ROOT / "README.zh-CN.md").write_text("\n\n".join(blocks) + "\n\n" + glossary, encoding="utf-8")
 
@@ -276,7 +279,7 @@ def problems() -> list[str]:
         expected, actual = translated_notebook(source), nbformat.read(target, as_version=4)
         if [c.source for c in expected.cells] != [c.source for c in actual.cells]:
             found.append(f"{_name(target)}: stale against {_name(source)} (run tools/i18n.py build)")
-        for english, chinese in zip(nbformat.read(source, as_version=4).cells, expected.cells):
+        for english, chinese in zip(nbformat.read(source, as_version=4).cells, expected.cells, strict=False):
             if english.cell_type == "code" and not same_code(english.source, chinese.source):
                 found.append(f"{_name(target)}: a translation changes code, not only words: "
                              f"{_short(english.source)}")
@@ -290,8 +293,8 @@ def _name(path: Path) -> str:
     return os.path.relpath(path, ROOT)
 
 
-def _short(text: str | tuple[str, ...]) -> str:
-    text = text[0] if isinstance(text, tuple) else text  # a plural message: its singular
+def _short(message_id: str | tuple[str, ...] | list[str]) -> str:
+    text = message_id if isinstance(message_id, str) else message_id[0]  # a plural message: its singular
     first = text.strip().splitlines()[0]
     return repr(first[:70] + ("…" if len(first) > 70 or "\n" in text.strip() else ""))
 

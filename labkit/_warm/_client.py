@@ -6,6 +6,7 @@ started for every server and must start in milliseconds.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -28,7 +29,8 @@ class Forked:
     stdin = stdout = stderr = None
 
     def __init__(self, connection: socket.socket, pid: int) -> None:
-        self.connection, self.pid, self.returncode = connection, pid, None
+        self.connection, self.pid = connection, pid
+        self.returncode: int | None = None
 
     def poll(self) -> int | None:
         return self._status(block=False)
@@ -40,10 +42,8 @@ class Forked:
 
     def send_signal(self, number: int) -> None:
         if self.returncode is None:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, number)
-            except ProcessLookupError:
-                pass
 
     def terminate(self) -> None:
         self.send_signal(signal.SIGTERM)
@@ -92,5 +92,5 @@ def lent_to_us() -> Lent | None:
 
     A child of ours inherits the variable, not the parent: it starts a warm Python of its own, as in a cold kernel.
     """
-    address, pid, parent = (os.environ.get(LENT_ENV, "").split() + ["", "", ""])[:3]
+    address, pid, parent = ([*os.environ.get(LENT_ENV, "").split(), "", "", ""])[:3]
     return Lent(address, int(pid)) if address and pid.isdigit() and parent == str(os.getppid()) else None

@@ -77,9 +77,9 @@ class WarmPython:
 
     def ready(self, timeout: float) -> bool:
         """Whether it has said it is ready, waiting at most `timeout` seconds for that (0: not at all)."""
-        if not self._ready and self.process.poll() is None:
+        if not self._ready and self.process.poll() is None and self.process.stdout is not None:
             said, _, _ = select.select([self.process.stdout], [], [], timeout)
-            self._ready = bool(said) and os.read(self.process.stdout.fileno(), len(READY)) == READY  # type: ignore
+            self._ready = bool(said) and os.read(self.process.stdout.fileno(), len(READY)) == READY
         return self._ready and self.process.poll() is None
 
     def stop(self) -> None:

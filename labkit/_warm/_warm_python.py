@@ -15,6 +15,7 @@ the lab's servers (`labkit/host/_warm.py`) and Jupyter's kernels (`labkit/_warm_
 """
 
 import builtins
+import contextlib
 import ctypes
 import gc
 import importlib.machinery
@@ -48,7 +49,8 @@ def retitle(argv: list[str]) -> None:
     Linux to show the title alone. Our starter gives us a blank argument to make that space long enough.
     """
     try:
-        fields = open("/proc/self/stat").read().rsplit(")", 1)[1].split()
+        with open("/proc/self/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
         start, end = int(fields[45]), int(fields[46])  # arg_start and arg_end, fields 48 and 49 of proc(5)
         title = " ".join(argv).encode()[: end - start - 2] + b"\0"
         with open("/proc/self/mem", "r+b", buffering=0) as memory:
@@ -89,7 +91,7 @@ def _run_child(request: dict, fds: list[int], owner: int) -> int:
     except SystemExit as stop:
         if stop.code is None or isinstance(stop.code, int):
             return stop.code or 0
-        print(stop.code, file=sys.stderr)
+        print(stop.code, file=sys.stderr)  # noqa: T201 - a child's exit message, as `python` prints it
         return 1
     except BaseException as crash:  # noqa: BLE001 - a crash is reported as `python` reports it
         _print_from_the_server(crash)
@@ -117,10 +119,8 @@ def _end(code: int) -> None:
     threading._shutdown()  # type: ignore[attr-defined]
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(OSError, ValueError):
             stream.flush()
-        except (OSError, ValueError):
-            pass
     os._exit(code)
 
 
@@ -167,10 +167,9 @@ def _peer_uid(connection: socket.socket) -> int:
 
 
 def _send(connection: socket.socket, message: dict) -> None:
-    try:
+    # The requester may be gone: its child is killed when its connection is seen closed.
+    with contextlib.suppress(OSError):
         connection.send(json.dumps(message).encode())
-    except OSError:
-        pass  # the requester is gone; its child is killed when its connection is seen closed
 
 
 def _wake_on_child_exit(selector: selectors.BaseSelector) -> socket.socket:
@@ -210,14 +209,15 @@ def serve(listener: socket.socket, later: list[str]) -> None:
                     continue
                 selector.register(connection, selectors.EVENT_READ, "request")
             elif key.data == "child":
-                key.fileobj.recv(4096)
+                child_socket: socket.socket = key.fileobj  # type: ignore[assignment]  # registered as a socket
+                child_socket.recv(4096)
             elif key.data == "starter":
                 if not os.read(sys.stdin.fileno(), 4096):
                     for pid in children:
                         os.kill(pid, signal.SIGKILL)
                     return
             else:
-                connection = key.fileobj
+                connection = key.fileobj  # type: ignore[assignment]  # registered as a socket
                 message, fds, _, _ = socket.recv_fds(connection, _MAX_REQUEST, 3)
                 if not message:  # the requester exited or was killed: its child goes with it
                     selector.unregister(connection)
@@ -258,10 +258,9 @@ def _reap(children: dict[int, socket.socket]) -> None:
 
 
 def _import_quietly(name: str) -> None:
-    try:
+    # A child that needs it imports it itself and reports the error there.
+    with contextlib.suppress(Exception):
         __import__(name)
-    except Exception:  # noqa: BLE001 - a child that needs it imports it itself and reports the error there
-        pass
     gc.freeze()
 
 

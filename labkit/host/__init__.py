@@ -8,17 +8,18 @@ This wing imports `labkit.trace` only: never the simulator, never the lab's serv
 """
 
 from ._audit import AuditEntry, AuditLog, argument_hash
-from ._config import CONFIG_KEYS, load_config, specs_from_config
+from ._config import CONFIG_KEYS, ConfigError, McpConfig, load_config, read_config, specs_from_config
+from ._connector import ERAS, HOST_INFO, Elicitor
 from ._conversation import Conversation, ToolCall, ToolResult, Turn
 from ._gate import Approver, GateDecision, GatePolicy, check_call, deny_all, needs_approval
 from ._guards import Guard, LocalTool, LocalToolResult
-from ._connector import ERAS, HOST_INFO, Elicitor
-from ._host import Asker, Host, RunResult
+from ._host import Asker, Host, RunResult, lab_workspace
 from ._jsonschema import jsonschema_module
 from ._launch import http_server, stdio_params
 from ._mapping import Api, ConvertedTool, McpCall, convert_tool, convert_tools, to_mcp_call, wire_tool
 from ._message_limit import MAX_RESULT_BYTES_ENV, ServerMessageTooLarge, max_message_bytes
 from ._model_clients import ENV_VAR, ModelSelection, Provider, import_sdk_meanwhile, model_client, select_model
+from ._network_env import network_env
 from ._pool import HOST_SERVER, Route, ServerPool
 from ._ports import free_port
 from ._progress import Progress, progress
@@ -30,7 +31,7 @@ from ._spec import REPO_ROOT, TRANSPORTS, WORKDIR_ENV, ServerSpec, server_env
 from ._start_errors import ServerStartError
 from ._strict_schema import drop_nulls, strict_schema
 from ._tempdirs import LabTempDir
-from ._transports import http_transport, memory_transport, stdio_transport
+from ._transports import http_transport, memory_transport, sse_transport, stdio_transport
 from ._user import (
     SCRIPTED_USER_ENV,
     elicitation_callback,
@@ -58,6 +59,7 @@ __all__ = [
     "Asker",
     "AuditEntry",
     "AuditLog",
+    "ConfigError",
     "Confinement",
     "Conversation",
     "ConvertedTool",
@@ -70,6 +72,7 @@ __all__ = [
     "LocalTool",
     "LocalToolResult",
     "McpCall",
+    "McpConfig",
     "ModelSelection",
     "NameMap",
     "Progress",
@@ -98,13 +101,16 @@ __all__ = [
     "http_transport",
     "import_sdk_meanwhile",
     "jsonschema_module",
+    "lab_workspace",
     "load_config",
     "max_message_bytes",
     "memory_transport",
     "model_client",
     "needs_approval",
+    "network_env",
     "progress",
     "provider_name",
+    "read_config",
     "result_as_data",
     "sandboxed",
     "scripted_answers",
@@ -113,6 +119,7 @@ __all__ = [
     "select_model",
     "server_env",
     "specs_from_config",
+    "sse_transport",
     "stdio_params",
     "stdio_transport",
     "strict_schema",

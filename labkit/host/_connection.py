@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from contextlib import AbstractAsyncContextManager
+from typing import Any
 
 import anyio
 from mcp import Client
 
 __all__ = ["Connection", "Opener", "TaskHome", "Turn"]
 
-Turn = Callable[[], Awaitable[None]]
+Turn = Callable[[], Coroutine[Any, Any, None]]
 """Awaited by a new connection after its server is started and before its first frame, to keep the trace in order."""
 Opener = Callable[[Turn], AbstractAsyncContextManager[Client]]
 _CLOSE_S = 8.0
@@ -30,10 +31,10 @@ class TaskHome:
     """
 
     def __init__(self) -> None:
-        self._jobs, self._inbox = anyio.create_memory_object_stream[Callable[[], Awaitable[None]]](math.inf)
+        self._jobs, self._inbox = anyio.create_memory_object_stream[Callable[[], Coroutine[Any, Any, None]]](math.inf)
         self._runner: asyncio.Task[None] | None = None
 
-    def spawn(self, job: Callable[[], Awaitable[None]]) -> None:
+    def spawn(self, job: Callable[[], Coroutine[Any, Any, None]]) -> None:
         if self._runner is None:
             # A task of the loop, not a child of the caller: anyio has no detached task, and the lab runs on asyncio.
             self._runner = asyncio.get_running_loop().create_task(self._run())
@@ -65,7 +66,7 @@ class Connection:
         self._stopping = False
         self._scope = anyio.CancelScope()
         self.ended_by: Exception | None = None
-        """What closing the last opened connection raised: why it ended, when the transport knows (a message too large)."""
+        """What closing the last opened connection raised: why it ended if the transport knows (a message too large)."""
 
     @property
     def client(self) -> Client:
@@ -91,7 +92,7 @@ class Connection:
                         self._client, opened = client, True
                         self._answer(None)
                         await self._wake.wait()
-                except Exception as error:
+                except Exception as error:  # noqa: BLE001 - whatever failed the opening is the opener's error to raise
                     if not opened:
                         self._answer(error)
                     ended_by = error  # once opened, the server is gone and closing can only complain: kept, not raised

@@ -8,11 +8,12 @@ from contextlib import AbstractAsyncContextManager, ExitStack, asynccontextmanag
 from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 from mcp import Client
-from mcp_types import ElicitRequestFormParams, ElicitResult, Implementation
+from mcp_types import ElicitRequestParams, ElicitResult, Implementation, ListRootsResult, Root
+from pydantic import FileUrl
 
 from .._i18n import _
 from ..trace import Trace
@@ -22,7 +23,7 @@ from ._pool import ServerPool
 from ._router import ToolRouter
 from ._spec import ServerSpec
 from ._tempdirs import LabTempDir
-from ._transports import http_transport, stdio_transport
+from ._transports import http_transport, sse_transport, stdio_transport
 
 __all__ = ["ERAS", "FORM_ABOUT", "HOST_INFO", "Connector", "Elicitor"]
 
@@ -39,12 +40,14 @@ class Connector:
     """Opens the host's client to each server in its era, and answers the servers' forms through `elicit`."""
 
     def __init__(self, trace: Trace, pool: ServerPool, router: ToolRouter, *, era: str, elicit: Elicitor | None,
-                 input_required_max_rounds: int) -> None:
+                 input_required_max_rounds: int, roots: tuple[Path, ...] = ()) -> None:
         if era not in ERAS:
             raise ValueError(f"era must be one of {sorted(ERAS)}, not {era!r}")
         self.trace, self.pool, self.router = trace, pool, router
         self.era, self.elicit = era, elicit
         self.input_required_max_rounds = input_required_max_rounds
+        self.roots = roots
+        """The folders the host offers servers as `roots` (none: the capability is not declared)."""
         self.events: LabTempDir | None = None
         """The folder of the servers' own event files while the host runs."""
 
@@ -58,13 +61,15 @@ class Connector:
         # Each server its own folder: its reports are read from its own file, never another's.
         events = Path(tempfile.mkdtemp(prefix=f"{spec.name}-", dir=self.events.path)) / "events.jsonl"
         if spec.name not in self.pool.stderr:
-            self.pool.stderr[spec.name] = tempfile.TemporaryFile(mode="w+")
+            self.pool.stderr[spec.name] = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - the pool closes it
         stderr = self.pool.stderr[spec.name]
         if spec.lab_server:
             spec = replace(spec, env={**spec.env, "LABKIT_EVENTS_FILE": str(events)})
         processes = ExitStack()
         try:
-            if spec.url is not None:
+            if spec.transport == "sse" and spec.url is not None:
+                transport = sse_transport(spec.url, self.trace, server=spec.name, headers=spec.headers)
+            elif spec.url is not None:
                 transport = http_transport(spec.url, self.trace, server=spec.name, headers=spec.headers)
             elif spec.transport == "http":
                 # Waiting for the port blocks, so it waits in a thread while the other servers start.
@@ -76,13 +81,18 @@ class Connector:
             async with Client(
                 _after(turn, transport), mode=ERAS[self.era], elicitation_callback=self.on_elicit,
                 client_info=HOST_INFO, input_required_max_rounds=self.input_required_max_rounds,
+                list_roots_callback=self.on_list_roots if self.roots else None,
             ) as client:
                 yield client
         finally:
             with anyio.CancelScope(shield=True):  # the child must be stopped even when the close was cut short
                 await anyio.to_thread.run_sync(processes.close)
 
-    async def on_elicit(self, context: Any, params: ElicitRequestFormParams) -> ElicitResult:
+    async def on_list_roots(self, context: Any) -> ListRootsResult:
+        """`roots/list`: the folders a server may work in, as the host chose them (notebook 08)."""
+        return ListRootsResult(roots=[Root(uri=FileUrl(folder.as_uri()), name=folder.name) for folder in self.roots])
+
+    async def on_elicit(self, context: Any, params: ElicitRequestParams) -> ElicitResult:
         """A server's question: shown as a form (its time is the user's, not the call's), answered or declined."""
         schema = params.requested_schema if hasattr(params, "requested_schema") else {}
         self.trace.record(
@@ -95,7 +105,7 @@ class Connector:
                 answer = await self.elicit(params.message, schema) if self.elicit is not None else None
         finally:
             FORM_ABOUT.reset(token)
-        action = "accept" if answer is not None else "decline"
+        action: Literal["accept", "decline"] = "accept" if answer is not None else "decline"
         self.trace.record("user", "host", "user.answer", f"{action} {answer or ''}".strip(), payload=answer)
         return ElicitResult(action=action, content=answer)
 

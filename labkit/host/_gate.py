@@ -85,7 +85,7 @@ def effective_arguments(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]
 async def check_call(
     server: str, tool: Tool, name: str, arguments: dict[str, Any], policy: GatePolicy, guards: Sequence[Guard] = (),
 ) -> GateDecision:
-    """Allow-list, schema, every guard, then approval: a person is asked only about calls all checks passed (notebook 03).
+    """Allow-list, schema, every guard, then approval: a person is asked only about calls that passed (notebook 03).
 
     Fields in which the model claims approval (`approved: true` and the like) are noted and ignored.
     A guard may block the call, or ask that a person approve it even when the tool says it only reads.

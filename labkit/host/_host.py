@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -14,18 +15,18 @@ from mcp_types import Tool
 from .._i18n import _, ngettext
 from ..trace import Trace
 from ._audit import AuditLog
-from ._config import load_config
-from ._connector import Connector, Elicitor
+from ._config import ConfigError, McpConfig, read_config
+from ._connector import FORM_ABOUT, Connector, Elicitor
 from ._context import block_text, contents_text, guarded, instructions_prompt
 from ._conversation import ToolCall, ToolResult
 from ._gate import GatePolicy
 from ._guards import Guard, LocalTool
 from ._pool import ServerPool
 from ._router import ToolRouter
-from ._spec import ServerSpec
+from ._spec import REPO_ROOT, WORKDIR_ENV, ServerSpec
 from ._tempdirs import LabTempDir
 
-__all__ = ["Asker", "Host", "RunResult"]
+__all__ = ["Asker", "Host", "RunResult", "lab_workspace"]
 
 Asker = Callable[[str], Awaitable[str]]
 """Shows the model's question to the user and returns the reply."""
@@ -41,6 +42,11 @@ class RunResult:
     rounds: int
 
 
+def lab_workspace() -> Path:
+    """The lab's workspace, to offer servers as their root: `LABKIT_WORKDIR`, else the repository (notebook 08)."""
+    return Path(os.environ.get(WORKDIR_ENV) or REPO_ROOT)
+
+
 class Host:
     """Connects to the servers, runs the model loop and decides what happens (notebook 03).
 
@@ -48,6 +54,10 @@ class Host:
     server process and one MCP client per server, and lists their tools. `await host.run(task,
     conversation)` then loops: ask the model, gate each proposed call, send it, write the result
     back as data, until the model answers without a call or the round cap stops it.
+
+    `roots` are the folders the host offers servers (`roots/list`); with none, the capability is not
+    declared and a server that asks is told which capability it lacks. `Host.from_config` offers the
+    config's workspace; `roots=[lab_workspace()]` offers the lab's.
     """
 
     def __init__(
@@ -68,6 +78,7 @@ class Host:
         local_tools: Sequence[LocalTool] = (),
         namespaced: bool = False,
         start_timeout: float = 30.0,
+        roots: Sequence[str | Path] = (),
     ) -> None:
         self.trace = trace
         self.servers = list(servers)
@@ -83,21 +94,44 @@ class Host:
         )
         # input_required_max_rounds: the form rounds the SDK allows one call (notebook 04)
         self.connector = Connector(trace, self.pool, self.router, era=era, elicit=elicit,
-                                   input_required_max_rounds=input_required_max_rounds)
+                                   input_required_max_rounds=input_required_max_rounds,
+                                   roots=tuple(Path(r).resolve() for r in roots))
+        self.router.offered = frozenset({"elicitation", *(("roots",) if self.connector.roots else ())})
         self._calls = 0
+        self._config: McpConfig | None = None
+        """A config whose `${input:id}`s are asked when the host starts, and the answers already given."""
+        self._answers: dict[str, str] = {}
 
     @classmethod
-    def from_config(cls, trace: Trace, path: str | Path, **options: Any) -> "Host":
-        """A host for every server in an `mcpServers` JSON file, as desktop hosts and editors write it (notebook 08)."""
-        return cls(trace, load_config(path), **options)
+    def from_config(cls, trace: Trace, path: str | Path, *, inputs: dict[str, str] | None = None,
+                    workspace: str | Path | None = None, **options: Any) -> Host:
+        """A host for every enabled server of an MCP config file, as desktop hosts and editors write it (notebook 08).
+
+        JSONC, variables, `envFile`, `disabled` and `type: "sse"` are read as `read_config` says; a
+        `${input:id}` not answered in `inputs` is asked through `elicit` when the host starts. The
+        config's workspace is offered to the servers as their root unless `roots` says otherwise.
+        """
+        config = read_config(path, workspace=workspace)
+        options.setdefault("roots", [config.workspace])
+        for name in config.disabled:
+            trace.record("host", "host", "host.note", _("skips the disabled server {name} ({source})").format(
+                name=name, source=config.source), payload={"server": name, "disabled": True})
+        missing = [id_ for id_ in config.needed_inputs() if id_ not in (inputs or {})]
+        host = cls(trace, [] if missing else config.specs(inputs), **options)
+        if missing:
+            host._config, host._answers = config, dict(inputs or {})
+        return host
 
     @property
     def tools(self) -> list[Tool]:
         """Every tool the servers listed (after the guards), under the names the model must use."""
         return self.pool.tools
 
-    async def __aenter__(self) -> "Host":
+    async def __aenter__(self) -> Host:
         """Start every server at once, each client held by a task of its own; `start_timeout` bounds it all."""
+        if self._config is not None:
+            self.servers = self._config.specs(await self._ask_inputs(self._config))
+            self._config = None
         self.connector.events = LabTempDir("events")
         try:
             await self.pool.start({spec.name: (spec.describe(), partial(self.connector.connect, spec))
@@ -106,6 +140,26 @@ class Host:
             await self.aclose()
             raise
         return self
+
+    async def _ask_inputs(self, config: McpConfig) -> dict[str, str]:
+        """The config's unanswered inputs, asked in one form, the values never written to the trace."""
+        missing = [id_ for id_ in config.needed_inputs() if id_ not in self._answers]
+        if self.connector.elicit is None:
+            raise ConfigError(_("{source} asks for {ids}: pass inputs={{...}} or elicit=labkit.widget_form(...)"
+                                ).format(source=config.source, ids=", ".join(missing)))
+        message, schema = config.input_form(missing)
+        self.trace.record("host", "user", "host.form", message, payload={"inputs": missing})
+        token = FORM_ABOUT.set(_("the host itself, for the config {source}").format(source=config.source))
+        try:
+            answer = await self.connector.elicit(message, schema)
+        finally:
+            FORM_ABOUT.reset(token)
+        if answer is None or any(id_ not in answer for id_ in missing):
+            raise ConfigError(_("{source}: the form for {ids} was declined, so its servers cannot start").format(
+                source=config.source, ids=", ".join(missing)))
+        self.trace.record("user", "host", "user.answer", _("answered {ids}").format(ids=", ".join(missing)),
+                          payload={"inputs": missing})
+        return {**self._answers, **{id_: str(answer[id_]) for id_ in missing}}
 
     async def __aexit__(self, *exc_info: Any) -> None:
         await self.aclose()
@@ -132,7 +186,7 @@ class Host:
         return await self.pool.client(server).get_prompt(name, arguments or {})
 
     def system_prompt(self, base: str | None = None) -> str:
-        """`base` followed by the servers' `instructions` the guards let through, as a host's system prompt (notebook 07)."""
+        """`base`, then the servers' `instructions` the guards let through: a host's system prompt (notebook 07)."""
         clients = {server: self.pool.client(server) for server in self.pool.servers}
         return instructions_prompt(self.trace, clients, self.pool.guards, base)
 

@@ -82,7 +82,7 @@ def http_server(
     """
     spec = _as_spec(server, args, env)
     port = port or free_port()
-    log = errlog or tempfile.TemporaryFile(mode="w+")
+    log = errlog or tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - closed when the server is stopped
     folder = LabTempDir("start")
     record = StartRecord(spec.name, spec.describe(), folder.path / "status.json", log)
     command = [*spec.command_line(), "--http", "--port", str(port)]
@@ -113,9 +113,7 @@ def _warm(spec: ServerSpec, env: Mapping[str, str]) -> list[str]:
     if spec.lab_server:
         if env.get("PYTHONPATH") != str(REPO_ROOT):
             return []
-    elif (program := spec.command_line()[0]) != sys.executable and not console_script(program, env.get("PATH")):
-        return []
-    elif any(name.startswith("PYTHON") and name not in _SET_AFTER_FORK for name in env):
+    elif ((program := spec.command_line()[0]) != sys.executable and not console_script(program, env.get("PATH"))) or any(name.startswith("PYTHON") and name not in _SET_AFTER_FORK for name in env):
         return []
     sock = warm_socket(str(REPO_ROOT))
     return ["--warm", sock] if sock else []

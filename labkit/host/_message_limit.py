@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._i18n import _
+from ..errors import LabError
 
 __all__ = ["DEFAULT_MAX_RESULT_BYTES", "MAX_RESULT_BYTES_ENV", "ServerMessageTooLarge", "max_message_bytes"]
 
@@ -17,7 +18,7 @@ _ENVELOPE_BYTES = 64 * 1024  # the JSON-RPC message around a result of exactly t
 
 
 def max_message_bytes(env: Mapping[str, str] = os.environ) -> int:
-    """The longest line the host reads from a stdio server: `LABKIT_MAX_RESULT_BYTES` (default 4 MiB) plus the envelope (notebook 05)."""
+    """The longest line read from a stdio server: `LABKIT_MAX_RESULT_BYTES` (4 MiB) plus the envelope (notebook 05)."""
     raw = env.get(MAX_RESULT_BYTES_ENV, "")
     if not raw:
         return DEFAULT_MAX_RESULT_BYTES + _ENVELOPE_BYTES
@@ -27,7 +28,7 @@ def max_message_bytes(env: Mapping[str, str] = os.environ) -> int:
     return int(raw) + _ENVELOPE_BYTES
 
 
-class ServerMessageTooLarge(RuntimeError):
+class ServerMessageTooLarge(LabError, RuntimeError):
     """The stdio server in `server` sent a message of `size` bytes (`whole`: its end was seen), over `limit`.
 
     Its supervisor stopped passing it on and ended the server, so the host never holds the message (notebook 05).
@@ -38,7 +39,7 @@ class ServerMessageTooLarge(RuntimeError):
         super().__init__(self.account())
 
     @classmethod
-    def from_status(cls, server: str, cut: Mapping[str, Any]) -> "ServerMessageTooLarge":
+    def from_status(cls, server: str, cut: Mapping[str, Any]) -> ServerMessageTooLarge:
         return cls(server, cut["bytes"], cut["limit"], cut["whole"])
 
     @property

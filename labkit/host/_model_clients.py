@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
@@ -102,10 +103,9 @@ def import_sdk_meanwhile(provider: Provider) -> None:
 
 
 def _import_quietly(module: str) -> None:
-    try:
+    # The client's own import raises the error where it is used.
+    with contextlib.suppress(Exception):
         importlib.import_module(module)
-    except Exception:  # noqa: BLE001 - the client's own import raises it where it is used
-        pass
 
 
 def _client_class(provider: Provider, sync: bool) -> type:

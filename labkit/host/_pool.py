@@ -93,7 +93,7 @@ class ServerPool:
 
     def _timed_out(self, servers: list[str], since: int) -> ServerStartError:
         """The first server still waiting, and for what: its request without a reply (initialize, tools/list...)."""
-        unanswered: dict[tuple[str, Any], str] = {}
+        unanswered: dict[tuple[Any, Any], Any] = {}
         for event in list(self.trace)[since:]:
             key = (event.meta.get("server"), event.ref)
             if event.kind == "jsonrpc.request" and event.src == "client":

@@ -6,6 +6,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from ._user import scripted_user_active
 
@@ -60,8 +61,8 @@ def _in_kernel() -> bool:
     return shell is not None and "IPKernelApp" in shell.config
 
 
-def _show(kernel: bool, handle: object, line: str) -> None:
+def _show(kernel: bool, handle: Any, line: str) -> None:
     if handle is not None:
         handle.update(_Line(line))
     elif kernel:
-        print(line)
+        print(line)  # noqa: T201 - a progress line in the notebook's output

@@ -1,4 +1,4 @@
-"""A waiting form gives way when its cell is run again (Run All twice): the stale run is skipped, the new one asks afresh."""
+"""A waiting form gives way when its cell is run again (Run All twice): the stale run is skipped, the new asks."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ async def wait_for_click(answer: asyncio.Future[Any], timeout: float) -> Waited:
     if kernel is None:
         try:
             await asyncio.wait_for(asyncio.shield(answer), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return Waited.TIMED_OUT
         return Waited.ANSWERED
     _hook(kernel)
@@ -78,7 +78,7 @@ def _run_again(kernel: Any, mine: str, cell: str) -> bool:
 
 
 def replaces_declined_form() -> bool:
-    """True once, for the first form after a run again: it takes the place of the form that was declined (notebook 03)."""
+    """True once, for the first form after a run again: it takes the place of the declined form (notebook 03)."""
     due, _RUNS.form_due = _RUNS.form_due, False
     return due
 
@@ -96,7 +96,7 @@ def _current(kernel: Any) -> tuple[str, str | None]:
 
 def _queued_cells(kernel: Any) -> set[str]:
     """The cell ids of the execute requests waiting for the kernel, read from ipykernel's waiting handlers."""
-    running, _ = _current(kernel)
+    running = _current(kernel)[0]
     found = set()
     for task in asyncio.all_tasks():
         message = _waiting_message(task)
@@ -105,7 +105,7 @@ def _queued_cells(kernel: Any) -> set[str]:
         try:
             _, frames = kernel.session.feed_identities(message, copy=False)
             header, metadata = (kernel.session.unpack(getattr(f, "bytes", f)) for f in (frames[1], frames[3]))
-        except Exception:  # a message ipykernel itself will reject when its turn comes
+        except Exception:  # noqa: BLE001 - a message ipykernel itself will reject when its turn comes
             continue
         cell = (metadata or {}).get("cellId")
         if header.get("msg_type") == "execute_request" and header.get("msg_id") != running and cell:
@@ -141,16 +141,17 @@ def _hook(kernel: Any) -> None:
         return []
 
     def say_new_run(_info: Any) -> None:
-        mine, _ = _current(kernel)
+        mine = _current(kernel)[0]
         if not _RUNS.note_due or mine == _RUNS.skipping or mine in _RUNS.superseded:
             return
-        print(_("↻ You ran this form's cell again while the form was waiting: that form was declined. This run asks "
-                "afresh.") if not _RUNS.skipped else ngettext(
+        note = _("↻ You ran this form's cell again while the form was waiting: that form was declined. This run asks "
+                 "afresh.") if not _RUNS.skipped else ngettext(
             "↻ You ran the cells again while a form was waiting: that form was declined, and {count} cell of the "
             "earlier run was skipped (its output had been cleared). This run starts afresh.",
             "↻ You ran the cells again while a form was waiting: that form was declined, and {count} cells of the "
             "earlier run were skipped (their outputs had been cleared). This run starts afresh.",
-            _RUNS.skipped).format(count=_RUNS.skipped), flush=True)
+            _RUNS.skipped).format(count=_RUNS.skipped)
+        print(note, flush=True)  # noqa: T201 - said in the new run's output, where the learner looks
         _RUNS.note_due, _RUNS.skipped = False, 0
 
     shell.input_transformers_cleanup.insert(0, skip_stale)

@@ -19,6 +19,7 @@ from labkit._i18n import _
 
 from ..trace import Trace
 from ._audit import AuditEntry, AuditLog, argument_hash
+from ._capabilities import unserved_capability
 from ._context import block_text, follow_links
 from ._conversation import ToolCall, ToolResult
 from ._gate import GatePolicy, check_call
@@ -33,7 +34,8 @@ __all__ = ["ToolRouter", "result_as_data", "truncate"]
 def result_as_data(result: CallToolResult, linked: dict[str, str] | None = None) -> str:
     """What the model is shown of a tool result: its structured data as JSON when there is any,
     else every content block: text, embedded resources' text, the text of linked resources the host followed
-    (`linked`, by URI); every string sanitised (no escape sequences or invisible controls); images named, not inlined (notebook 02)."""
+    (`linked`, by URI); every string sanitised (no escape sequences or invisible controls); images named, not
+    inlined (notebook 02)."""
     if result.structured_content is not None and not result.is_error:
         return json.dumps(sanitise_data(result.structured_content), ensure_ascii=False)
     parts = [block_text(block, linked or {}) for block in result.content]
@@ -64,6 +66,8 @@ class ToolRouter:
         self.max_result_chars = max_result_chars
         self.succeeded: set[str] = set()
         self._deadlines: set[anyio.CancelScope] = set()  # one per call in flight: a turn's calls run together
+        self.offered: frozenset[str] = frozenset({"elicitation"})
+        """The client capabilities the host serves, to name the one a failed call needed (the host sets it)."""
 
     async def execute(self, call: ToolCall) -> ToolResult:
         route = self.pool.route(call.name)
@@ -77,8 +81,7 @@ class ToolRouter:
             "host", "host", "host.gate", _("gate {name}: {summary}").format(
                 name=call.name, summary=decision.summary), ref=call.id, name=call.name,
             payload={"server": route.server, "arguments": self._redacted(arguments), "reasons": list(decision.reasons)},
-            outcome=decision.outcome, by=decision.by,
-            **({"ignored": list(decision.ignored_fields)} if decision.ignored_fields else {}),
+            outcome=decision.outcome, by=decision.by, **_ignored(decision.ignored_fields),
         )
         if not decision.allowed:
             return self._refuse(call, route, decision.outcome, "; ".join(decision.reasons), arguments)
@@ -104,12 +107,12 @@ class ToolRouter:
         return arguments
 
     async def _send(self, call: ToolCall, route: Route, arguments: dict[str, Any], verdict: str) -> ToolResult:
-        started = time.monotonic()
+        started, mark = time.monotonic(), len(self.trace)
         try:
             text, is_error = await self._invoke(route, arguments)
         except MCPError as error:
             outcome = f"protocol error {error.error.code}"
-            text = await self._explain(call.name, route, error)
+            text = await self._explain(call.name, route, error, mark)
             self.trace.record("host", "host", "host.error", _("{outcome} handled by the host: {message}").format(
                 outcome=outcome, message=error.error.message),
                               ref=call.id, name=call.name, payload=error.error.model_dump(mode="json"))
@@ -174,13 +177,19 @@ class ToolRouter:
             for scope, remaining in paused.items():
                 scope.deadline = anyio.current_time() + remaining
 
-    async def _explain(self, name: str, route: Route, error: MCPError) -> str:
+    async def _explain(self, name: str, route: Route, error: MCPError, mark: int) -> str:
         # The model cannot repair a protocol error, so it gets the host's account, not the JSON-RPC error.
         if error.error.code == CONNECTION_CLOSED:
             return await self._restarted(name, route)
+        needed = unserved_capability(self.trace.events[mark:], route.server, error.error.model_dump(by_alias=True),
+                                     self.offered)
+        if needed is not None:
+            return _("The host could not run {name}: the {server} server asked the host for {capability}, a client "
+                     "capability this host does not offer, so the call could not go on.").format(
+                         name=name, server=route.server, capability=needed)
         if error.error.message.startswith("Unknown tool"):
-            return f"The host could not run {name}: no server offers a tool by that name. " \
-                   f"Tools you can use: {', '.join(self.pool.names)}."
+            return (f"The host could not run {name}: no server offers a tool by that name. "
+                    f"Tools you can use: {', '.join(self.pool.names)}.")
         return f"The host could not run {name}: the server refused the request, and the host has dealt with it."
 
     async def _restarted(self, name: str, route: Route) -> str:
@@ -210,3 +219,8 @@ class ToolRouter:
         self.audit.add(AuditEntry(self.trace.round, route.server, call.name, argument_hash(arguments), decision,
                                   outcome, latency))
         return result
+
+
+def _ignored(fields: Sequence[str]) -> dict[str, Any]:
+    """The meta key naming the fields a gate ignored, present only when it ignored some."""
+    return {"ignored": list(fields)} if fields else {}

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._i18n import language
+from ._network_env import network_env
 
 __all__ = [
     "DEFAULT_DATA_DIR", "LAB_SHARED_ENV", "REPO_ROOT", "SEALING_KEY_ENV", "TRANSPORTS", "WORKDIR_ENV", "ServerSpec",
@@ -25,7 +26,8 @@ DEFAULT_DATA_DIR = REPO_ROOT / "data"
 SEALING_KEY_ENV = "LABKIT_REQUEST_STATE_KEY"
 LAB_SHARED_ENV = (DATA_DIR_ENV, "LABKIT_REQUEST_STATE_TTL", WORKDIR_ENV)
 """The host variables every lab server is given: where the business systems are, and how long a seal lasts."""
-TRANSPORTS = ("stdio", "http")
+TRANSPORTS = ("stdio", "http", "sse")
+"""`sse`: the legacy HTTP+SSE transport of 2024-11-05, for a running server reached by `url` only."""
 _PASSED_THROUGH = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "SYSTEMROOT")
 
 
@@ -35,7 +37,8 @@ class ServerSpec:
 
     - `ServerSpec("logs")`: the lab's `servers/logs.py` over stdio (`transport="http"`: started on 127.0.0.1);
     - `ServerSpec("time", command="mcp-server-time", args=("--local-timezone", "UTC"))`: any program;
-    - `ServerSpec("remote", url="http://127.0.0.1:8000/mcp", headers={...})`: a running Streamable HTTP server.
+    - `ServerSpec("remote", url="http://127.0.0.1:8000/mcp", headers={...})`: a running Streamable HTTP server
+      (`transport="sse"`: one that speaks the legacy HTTP+SSE transport).
 
     `inherit` names the host's environment variables the server is given (None: the default of
     `inherited`); `env` adds values of its own. `sandbox=True` runs a stdio server under bubblewrap
@@ -56,13 +59,15 @@ class ServerSpec:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "args", tuple(self.args))
-        if self.url is not None:
+        if self.url is not None and self.transport != "sse":
             object.__setattr__(self, "transport", "http")
         if self.transport not in TRANSPORTS:
             raise ValueError(f"server {self.name!r}: transport must be one of {', '.join(TRANSPORTS)}, "
                              f"not {self.transport!r}")
         if self.url is not None and self.command is not None:
             raise ValueError(f"server {self.name!r}: give a command or a url, not both")
+        if self.transport == "sse" and self.url is None:
+            raise ValueError(f"server {self.name!r}: the legacy SSE transport reaches a running server: give its url")
         if self.command is not None and self.transport == "http":
             raise ValueError(f"server {self.name!r}: a command is started over stdio; to use HTTP, start it "
                              "yourself and give its url")
@@ -99,9 +104,12 @@ def server_env(spec: ServerSpec) -> dict[str, str]:
 
     Of the host's own variables it gets only those its spec inherits (`ServerSpec.inherited`): lab
     servers the data folder, so that every server of a run sees the same business systems, and the
-    sealing key only where replicas must share it; a command from elsewhere gets only its own `env`.
+    sealing key only where replicas must share it; a command from elsewhere gets the host's CA and proxy
+    variables (`network_env`: `uvx` and `npx` need them behind a corporate proxy) and its own `env`.
     """
     env = {k: os.environ[k] for k in _PASSED_THROUGH if k in os.environ}
+    if not spec.lab_server:
+        env.update(network_env())
     env.update({k: os.environ[k] for k in spec.inherited if k in os.environ})
     if spec.lab_server:
         if DATA_DIR_ENV in spec.inherited:
@@ -123,5 +131,5 @@ def _installed(command: str) -> str:
 
 
 def _module(server: str) -> str:
-    """`logs` means the lab's `servers.logs`, `untrusted.docs` its `servers.untrusted.docs`; other dotted names are modules."""
+    """`logs` is `servers.logs`, `untrusted.docs` its `servers.untrusted.docs`; other dotted names, modules."""
     return f"servers.{server}" if "." not in server or server.split(".")[0] in ("untrusted", "attacks") else server

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from ..errors import LabError
+
 __all__ = ["ServerStartError", "StartRecord"]
 
 _TAIL_LINES = 12
@@ -26,7 +28,7 @@ class StartRecord:
     errlog: IO[str]
 
     def status(self, wait_s: float = _STATUS_WAIT_S) -> dict[str, Any] | None:
-        """The supervisor's note (`started`, `returncode` or `error`, and `cut`), waiting briefly for it to be written."""
+        """The supervisor's note (`started`, `returncode` or `error`, and `cut`), waiting briefly for it."""
         deadline = time.monotonic() + wait_s
         while True:
             try:
@@ -51,7 +53,7 @@ def stderr_tail(errlog: IO[str]) -> str:
     return "\n".join(lines[-_TAIL_LINES:])
 
 
-class ServerStartError(RuntimeError):
+class ServerStartError(LabError, RuntimeError):
     """The server named in `server` could not be started or stopped before it answered (notebook 02).
 
     `command`, `returncode` (None if it never ran or is still running), `stage` and `stderr` say why;
@@ -76,7 +78,7 @@ class ServerStartError(RuntimeError):
             message += "\nIt wrote nothing to stderr."
         super().__init__(message)
 
-    def with_stderr(self, errlog: IO[str]) -> "ServerStartError":
+    def with_stderr(self, errlog: IO[str]) -> ServerStartError:
         """The same error showing the end of `errlog`, when it shows no stderr yet (a server that did not answer)."""
         tail = stderr_tail(errlog)
         if self.stderr or not tail:
@@ -84,7 +86,7 @@ class ServerStartError(RuntimeError):
         return ServerStartError(self.server, self.command, self.stage, self.returncode, tail, self.error, self.method)
 
     @classmethod
-    def from_record(cls, record: StartRecord, stage: str) -> "ServerStartError":
+    def from_record(cls, record: StartRecord, stage: str) -> ServerStartError:
         status = record.status() or {}
         return cls(record.server, record.command, stage, status.get("returncode"),
                    record.stderr_tail(), status.get("error"))

@@ -1,4 +1,4 @@
-"""Runs one MCP server as its child: it dies with the host, bounds each line the server sends, and leaves its exit status where the host can read it.
+"""Runs one MCP server as its child: dies with the host, bounds each line the server sends, leaves its exit status.
 
 Started as a script (`python -I -S _supervisor.py STATUS_FILE|- [--max-line BYTES] [--warm SOCKET] -- COMMAND
 ARGS...`) so it imports only the standard library and costs a few milliseconds. Stdin and stderr are passed
@@ -9,6 +9,7 @@ host's warm Python (`labkit/_warm/`) instead of started cold; if that Python can
 is started as usual.
 """
 
+import contextlib
 import ctypes
 import json
 import os
@@ -25,10 +26,8 @@ _MEASURE_UP_TO = 1 << 30  # a line that never ends is measured this far, then re
 
 def _die_with_parent(sig: int) -> None:
     # Linux only: the kernel sends `sig` when our parent exits, whatever killed it (kill -9 included).
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, sig)
-    except (OSError, AttributeError):
-        pass
 
 
 def console_script(program: str, path: str | None = None) -> str | None:
@@ -69,7 +68,7 @@ def _forked(warm: str, command: list[str], pipe_stdout: bool):  # -> labkit._war
     # The warm Python's requester side, loaded by path in this script alone: the lab's package would cost every
     # server start its imports.
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_warm"))
-    from _client import fork
+    from _client import fork  # type: ignore[import-not-found]  # loaded by path, above
     source, sink = os.pipe() if pipe_stdout else (None, 1)
     try:
         child = fork(warm, {**request, "env": dict(os.environ), "cwd": os.getcwd()}, [0, sink, 2])
@@ -104,7 +103,7 @@ def main() -> int:
             command, stdout=subprocess.PIPE if max_line else None, preexec_fn=lambda: _die_with_parent(signal.SIGKILL))
     except OSError as error:
         _write(status_file, {"started": False, "error": f"{type(error).__name__}: {error.strerror or error}"})
-        print(f"cannot start {command[0]!r}: {error.strerror or error}", file=sys.stderr)
+        print(f"cannot start {command[0]!r}: {error.strerror or error}", file=sys.stderr)  # noqa: T201 - to the server's stderr, which the host shows
         return 127
     _write(status_file, {"started": True, "pid": child.pid})
 
@@ -118,7 +117,7 @@ def main() -> int:
         signal.signal(sig, stop)
     signal.signal(signal.SIGALRM, lambda _number, _frame: child.send_signal(signal.SIGKILL))
     try:
-        cut = _pump(child.stdout.fileno(), max_line) if max_line else None
+        cut = _pump(child.stdout.fileno(), max_line) if max_line and child.stdout else None
     except BrokenPipeError:  # the host closed its end: it is stopping the server
         cut = None
         stop()

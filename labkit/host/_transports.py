@@ -6,10 +6,11 @@ import tempfile
 from collections.abc import AsyncIterator, Mapping
 from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, TextIO, cast
 
 import httpx2
 from mcp.client._transport import TransportStreams
+from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
@@ -18,15 +19,15 @@ from mcp_types import CONNECTION_CLOSED
 from ..trace import TappedTransport, Trace
 from ._jsonschema import import_jsonschema_in_background
 from ._launch import stdio_params
-from ._spec import ServerSpec
 from ._message_limit import ServerMessageTooLarge
+from ._spec import ServerSpec
 from ._start_errors import ServerStartError, StartRecord
 from ._tempdirs import LabTempDir
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-__all__ = ["http_transport", "memory_transport", "stdio_transport"]
+__all__ = ["http_transport", "memory_transport", "sse_transport", "stdio_transport"]
 
 _HTTP_HEADERS = ("mcp-protocol-version", "mcp-method", "mcp-name", "mcp-session-id", "content-type")
 
@@ -51,7 +52,7 @@ def stdio_transport(
 
 @asynccontextmanager
 async def _explained(spec: ServerSpec, errlog: IO[str] | None) -> AsyncIterator[TransportStreams]:
-    """The SDK's stdio client, with a server that died, or was ended by its supervisor, turned into an error that says why."""
+    """The SDK's stdio client; a server that died, or that its supervisor ended, becomes an error that says why."""
     with ExitStack() as files:
         log = errlog if errlog is not None else files.enter_context(tempfile.TemporaryFile(mode="w+"))
         folder = LabTempDir("start")
@@ -59,7 +60,7 @@ async def _explained(spec: ServerSpec, errlog: IO[str] | None) -> AsyncIterator[
         record = StartRecord(spec.name, spec.describe(), folder.path / "status.json", log)
         import_jsonschema_in_background()
         try:
-            async with stdio_client(stdio_params(spec, record=record), errlog=log) as streams:
+            async with stdio_client(stdio_params(spec, record=record), errlog=cast(TextIO, log)) as streams:
                 yield streams
         except Exception as error:
             status = record.status() if _connection_closed(error) else None
@@ -100,6 +101,23 @@ async def _owned_http(url: str, http: httpx2.AsyncClient) -> AsyncIterator[Trans
     # The SDK leaves a client it was given open; this one is ours, so it is closed with the transport.
     async with http, streamable_http_client(url, http_client=http) as streams:
         yield streams
+
+
+def sse_transport(url: str, trace: Trace, *, server: str, headers: Mapping[str, str] | None = None) -> TappedTransport:
+    """A server on the legacy HTTP+SSE transport (2024-11-05), through the SDK's `sse_client` (notebook 08).
+
+    `type: "sse"` in an editor's config: one GET holds an event stream open, each message is a POST to
+    the endpoint the stream names. Frames, and each HTTP request's status, are recorded as for `http_transport`.
+    """
+    hooks = {"request": [_on_request(trace, server)], "response": [_on_response(trace, server)]}
+
+    def client(headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None,
+               auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
+        return httpx2.AsyncClient(headers=headers, timeout=timeout or httpx2.Timeout(30.0, read=300.0), auth=auth,
+                                  event_hooks=hooks)
+
+    streams = sse_client(url, headers=dict(headers or {}), httpx_client_factory=client)
+    return TappedTransport(streams, trace, server=server)
 
 
 def memory_transport(mcp_server: MCPServer, trace: Trace) -> TappedTransport:

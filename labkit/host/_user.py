@@ -111,12 +111,13 @@ def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor
                 answer.set_result(given)
 
         submit.on_click(on_submit)
-        decline.on_click(lambda _: answer.done() or answer.set_result(None))
+        decline.on_click(lambda _: None if answer.done() else answer.set_result(None))
         # No "never drawn" cut-off: JupyterLab draws a cell's output only when it scrolls near it.
         waited = await wait_for_click(answer, timeout)
         result = answer.result() if waited is Waited.ANSWERED else None
         status.value = f"submitted: {result}" if result is not None else (
-            _("declined: nothing was sent to the server as an answer, so the server will not do what it asked about"))
+            _("declined: nothing was sent to the server as an answer, so the server will not do what it asked "
+              "about"))
         if waited is Waited.RUN_AGAIN:
             status.value += _(" (you ran this cell again while the form waited)")
         _close(fields, submit, decline)
@@ -128,7 +129,8 @@ def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor
 _BRING_INTO_VIEW = """
 const find = () => document.querySelector('.labkit-form-%d');
 const show = (tries) => { const form = find();
-  if (form) { form.scrollIntoView({block: 'center', behavior: 'smooth'}); document.title = '► answer the form · ' + document.title.replace(/^► answer the form · /, ''); }
+  if (form) { form.scrollIntoView({block: 'center', behavior: 'smooth'});
+              document.title = '► answer the form · ' + document.title.replace(/^► answer the form · /, ''); }
   else if (tries > 0) setTimeout(() => show(tries - 1), 200); };
 show(25);
 """
@@ -169,7 +171,7 @@ def scripted_form(answers: dict[str, Any], *, say: bool = False) -> Elicitor:
 
     async def fill(message: str, schema: dict[str, Any]) -> dict[str, Any]:
         if say:
-            print(_("[scripted user] {message!r} -> {answers}").format(message=message, answers=answers))
+            print(_("[scripted user] {message!r} -> {answers}").format(message=message, answers=answers))  # noqa: T201 - the scripted user says what it answered
         return dict(answers)
 
     return fill

@@ -67,7 +67,7 @@ def story(run: AttackRun, *, everything: bool = False) -> pd.DataFrame:
     marks = {e.seq: mark for e, mark in ((run.entered, "◀ entered"), (run.stopped, "■ stopped")) if e is not None}
     rows = []
     for event in run.trace:
-        if event.seq not in marks and (not _shown(event) or not everything and _routine(event)):
+        if event.seq not in marks and (not _shown(event) or (not everything and _routine(event))):
             continue
         text = _said(event) if event.kind == "model.response" else _call(event) if event.kind == "jsonrpc.request" \
             else event.summary

@@ -17,7 +17,15 @@ from servers.untrusted._ground_truth import RUN_ENV, launch_counter, untrusted_d
 
 from ..host import AuditLog, Conversation, RunResult, import_sdk_meanwhile
 from ..security import (
-    ApprovalDesk, Defences, LabFolder, PinApprover, PinStore, Shield, host_state_dir, readable, reveal,
+    ApprovalDesk,
+    Defences,
+    LabFolder,
+    PinApprover,
+    PinStore,
+    Shield,
+    host_state_dir,
+    readable,
+    reveal,
     trust_on_first_use,
 )
 from ..simulator import MODEL_NAME, NAIVE_SCENARIO

@@ -1,4 +1,4 @@
-"""The scanner's yardsticks: the benign set (the lab's tools, real public servers' definitions, fixtures), and misses."""
+"""The scanner's yardsticks: the benign set (the lab's tools, real public servers' definitions) and misses."""
 
 from __future__ import annotations
 

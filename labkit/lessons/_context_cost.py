@@ -22,7 +22,7 @@ CACHE_WRITE, CACHE_READ = 1.25, 0.1
 
 
 def padding_tools(count: int, *, besides: Iterable[str] = ()) -> list[Tool]:
-    """`count` more tools, from the lab's benign set (its servers' tools and written ones), none named like `besides` (notebook 08)."""
+    """`count` more tools from the benign set (lab servers' and written tools), none named `besides` (notebook 08)."""
     taken = set(besides)
     tools = []
     for _server, definition in benign_tools():
@@ -40,7 +40,7 @@ def _tokens(value: Any) -> int:
 
 
 def request_costs(trace: Trace) -> pd.DataFrame:
-    """One row per model request: the tools it sent, the tokens their definitions take, and what of that the model loads (notebook 08).
+    """One row per model request: the tools it sent, their definitions' tokens, what the model loads (notebook 08).
 
     `tool tokens sent` counts every definition in the body; `tool tokens loaded` leaves out the
     deferred ones (`defer_loading`), which the provider keeps out of the context; `billed as` prices

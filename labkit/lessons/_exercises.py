@@ -8,9 +8,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from mcp_types import CallToolResult, TextContent
+
 from labkit._i18n import _
 
-__all__ = ["TODO", "Exercise", "Verdict", "check", "register", "run_sync"]
+__all__ = ["TODO", "Exercise", "Verdict", "check", "register", "result_text", "run_sync"]
 
 _T = TypeVar("_T")
 
@@ -46,14 +48,14 @@ class Verdict:
         return self.passed
 
 
-_REGISTRY: dict[str, Exercise] = {}
-
-
 def register(key: str, goal: str, section: str) -> Callable[[Checker], Checker]:
-    """Decorator for a checker: `@register("01.2", "A tool call needs ...", "§3 The loop")`."""
+    """Marks a checker as exercise `key`'s: `@register("01.2", "A tool call needs ...", "§3 The loop")`.
+
+    Nothing is registered on import: `labkit.lessons.checks.EXERCISES` collects the marked checkers.
+    """
 
     def wrap(checker: Checker) -> Checker:
-        _REGISTRY[key] = Exercise(key, goal, section, checker)
+        setattr(checker, "exercise", Exercise(key, goal, section, checker))  # noqa: B010 - a function's attribute
         return checker
 
     return wrap
@@ -61,15 +63,18 @@ def register(key: str, goal: str, section: str) -> Callable[[Checker], Checker]:
 
 def check(key: str, answer: Any) -> Verdict:
     """Check the learner's answer to exercise `key`; never raises, so the notebook runs on (notebook 00)."""
-    from . import checks  # noqa: F401  (registers every notebook's checks)
+    from .checks import EXERCISES
 
-    exercise = _REGISTRY[key]
+    exercise = EXERCISES.get(key)
+    if exercise is None:
+        return Verdict(key, False, _("There is no exercise {key!r}; the lab's exercises are {keys}.").format(
+            key=key, keys=", ".join(sorted(EXERCISES))))
     if answer is TODO:
         return Verdict(key, False, _("Exercise {key}: not yet answered. Goal: {goal}").format(
             key=key, goal=_(exercise.goal)))
     try:
         problem = exercise.checker(answer)
-    except Exception as error:  # a learner's answer may be of any shape
+    except Exception as error:  # noqa: BLE001 - a learner's answer may be of any shape
         problem = _("the answer could not be checked ({error_type}: {error})").format(
             error_type=type(error).__name__, error=error)
     if problem is None:
@@ -85,3 +90,8 @@ def run_sync(make: Callable[[], Awaitable[_T]]) -> _T:
     notebook's own loop is busy running the check cell (notebook 00)."""
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, make()).result()  # type: ignore[arg-type]
+
+
+def result_text(result: CallToolResult) -> str:
+    """The text blocks of a tool's result, joined: what a check quotes back to the learner."""
+    return " ".join(block.text for block in result.content if isinstance(block, TextContent))

@@ -17,6 +17,7 @@ from ..host import (
     Elicitor,
     GatePolicy,
     Host,
+    Provider,
     RunResult,
     ServerSpec,
     import_sdk_meanwhile,
@@ -28,7 +29,7 @@ from ..host import (
 from ..trace import Event, Step, Trace, count_steps, group_steps
 from ._model import make_client
 
-__all__ = ["SCENARIO_NAMES", "ScenarioRun", "TASKS", "run_scenario"]
+__all__ = ["SCENARIO_NAMES", "TASKS", "ScenarioRun", "run_scenario"]
 
 # The user's question, asked in the learner's language (seed 000's question in Chinese); the simulated model is told
 # its scenario by name, so it needs no English here.
@@ -92,7 +93,7 @@ async def run_scenario(
     scenario: str = "canonical",
     *,
     era: str = "2026-07-28",
-    api: str = "anthropic",
+    api: Api = "anthropic",
     transport: str = "stdio",
     elicit: Elicitor | None = None,
     ask_user: Asker | None = None,
@@ -112,7 +113,7 @@ async def run_scenario(
         raise ValueError(_("unknown api {api!r}; choose one of {apis}").format(
             api=api, apis=', '.join(get_args(Api))))
     trace = trace if trace is not None else Trace()
-    provider = "anthropic" if api == "anthropic" else "openai"
+    provider: Provider = "anthropic" if api == "anthropic" else "openai"
     model = select_model(provider, env).model
     import_sdk_meanwhile(provider)  # while the servers start; the client is made once they run
 
@@ -130,7 +131,7 @@ async def run_scenario(
 
 
 async def _run(scenario: str, era: str, trace: Trace, servers: list[ServerSpec], client: Callable[[], Any], model: str,
-               api: str, elicit: Elicitor | None, ask_user: Asker | None) -> tuple[RunResult, AuditLog]:
+               api: Api, elicit: Elicitor | None, ask_user: Asker | None) -> tuple[RunResult, AuditLog]:
     async with Host(
         trace, servers, era=era, policy=_POLICY, required_tools=_REQUIRED,
         elicit=elicit or scripted_form({"space": "personal"}),

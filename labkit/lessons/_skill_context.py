@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..skills import SkillLibrary
 from ..trace import ESTIMATOR, Event, Trace, estimate_tokens
@@ -60,13 +60,13 @@ def context_table(trace: Trace | Iterable[Event]) -> pd.DataFrame:
     rows = []
     for turn in turns:
         mine = ledger[ledger["turn"] == turn]
-        row = {"turn": turn}
+        row: dict[str, Any] = {"turn": turn}
         for tier, label in _TIER_LABELS.items():
             row[label] = int(mine[mine["tier"] == tier]["tokens"].sum())
         row["skill tokens"] = int(mine["tokens"].sum())
         row["skill bytes"] = int(mine["bytes"].sum())
         row["entered this turn"] = ", ".join(f"{i} (tier {t})" for i, t in zip(mine[mine["new"]]["item"],
-                                                                              mine[mine["new"]]["tier"])) or "—"
+                                                                              mine[mine["new"]]["tier"], strict=True)) or "—"
         rows.append(row)
     return pd.DataFrame(rows).set_index("turn")
 

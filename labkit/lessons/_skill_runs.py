@@ -10,6 +10,7 @@ from typing import Any
 from labkit._i18n import _
 
 from ..host import (
+    Api,
     Approver,
     Asker,
     AuditLog,
@@ -18,6 +19,7 @@ from ..host import (
     GatePolicy,
     Host,
     LocalTool,
+    Provider,
     RunResult,
     ServerSpec,
     deny_all,
@@ -48,12 +50,12 @@ class SkillRun:
     loader: SkillLoader
 
     @property
-    def tool_calls(self) -> list[tuple[str, dict[str, Any]]]:
+    def tool_calls(self) -> list[tuple[str | None, dict[str, Any]]]:
         """Every call the model proposed, in order: (tool, arguments), host-side tools included."""
         return [(e.name, e.payload["arguments"]) for e in self.trace.of_kind("host.gate")]
 
     @property
-    def sent(self) -> list[tuple[str, dict[str, Any]]]:
+    def sent(self) -> list[tuple[str | None, dict[str, Any]]]:
         """The calls an MCP client really sent to a server, as `tools/call` frames: (tool, arguments)."""
         return [(e.name, e.payload["params"].get("arguments", {})) for e in self._calls_sent()]
 
@@ -95,7 +97,7 @@ async def run_with_skills(
     approver: Approver = deny_all,
     ask_user: Asker | None = None,
     elicit: Elicitor | None = None,
-    api: str = "anthropic",
+    api: Api = "anthropic",
     base_prompt: str = BASE_PROMPT,
     trace: Trace | None = None,
 ) -> SkillRun:
@@ -106,7 +108,7 @@ async def run_with_skills(
     (the default, `deny_all`, never says yes).
     """
     trace = trace if trace is not None else Trace()
-    provider = "anthropic" if api == "anthropic" else "openai"
+    provider: Provider = "anthropic" if api == "anthropic" else "openai"
     client = make_client(provider, trace=trace)
     async def ask_server(server: str, name: str, arguments: dict[str, Any]) -> Any:
         return await host.get_prompt(server, name, arguments)  # the host below; the model asks only while it runs

@@ -51,7 +51,7 @@ def tool_results_sent(event: Event) -> list[str]:
         items = [i for i in body["input"] if isinstance(i, dict)]
         return [str(i.get("output")) for i in items if i.get("type") == "function_call_output"]
     messages = body.get("messages") or []
-    trailing = []
+    trailing: list[str] = []
     for message in reversed(messages):
         if message.get("role") != "tool":
             break
@@ -113,7 +113,7 @@ def _first_failure(events: list[Event]) -> tuple[str, Event] | None:
 def _protocol_kind(error: dict[str, Any]) -> str:
     if error.get("code") == -32602 and str(error.get("message", "")).startswith(_UNKNOWN_TOOL):
         return "unknown tool"
-    return {-32601: "unknown method", -32602: "invalid params"}.get(error.get("code"), "protocol error")
+    return {-32601: "unknown method", -32602: "invalid params"}.get(error.get("code", 0), "protocol error")
 
 
 def _wire(kind: str, event: Event, events: list[Event]) -> str:
@@ -142,9 +142,9 @@ def _wire(kind: str, event: Event, events: list[Event]) -> str:
         return _("nothing: the host refused {name} itself; tools/call sent for it: {n_sent}").format(
             name=event.name, n_sent=len(sent))
     if kind == "oversized result":
-        sent = [e for e in events if e.kind == "jsonrpc.response" and e.src == "server" and e.seq < event.seq][-1]
+        reply = [e for e in events if e.kind == "jsonrpc.response" and e.src == "server" and e.seq < event.seq][-1]
         return _("result of {n:,} characters, isError: false").format(
-            n=len(_result_text(sent.payload['result'])))
+            n=len(_result_text(reply.payload['result'])))
     calls = [e for e in events if e.kind == "jsonrpc.request" and e.src == "client"
              and e.payload.get("method") == "tools/call"]
     failed = [e for e in events if e.kind == "jsonrpc.error" or _is_error_result(e)]

@@ -1,8 +1,10 @@
 """The host's defences against untrusted MCP servers (notebook 07), each a switchable `Guard` or launch policy.
 
-- `_scanner`: rules over every string of a definition and the server's instructions; `_scan_guard` applies them (`ScanGuard`);
+- `_scanner`: rules over every string of a definition and the server's instructions; `_scan_guard` applies them
+  (`ScanGuard`);
 - `_pins`: a SHA-256 pin per tool definition, kept on disk; a new or changed tool waits for a person (`PinGuard`);
-- `_checks`: untrusted annotations ignored, paths (resolved) kept in the workspace, secrets kept in and out of the trace;
+- `_checks`: untrusted annotations ignored, paths (resolved) kept in the workspace, secrets kept in and out of the
+  trace;
 - `_results`: hidden characters stripped, untrusted results wrapped as data, and the taint they leave;
 - `_approval`: the person at the host, shown the full arguments (an ipywidgets form, or a scripted user in CI);
 - `_confine`: the lab folder (fake home, workspace, sandbox) and least-privilege vs over-broad launches;

@@ -172,8 +172,8 @@ class ApprovalDesk:
                 status.value += f" {if_yes}"
             return approved, reason, "scripted user"
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        approve.on_click(lambda _: answer.done() or answer.set_result(True))
-        refuse.on_click(lambda _: answer.done() or answer.set_result(False))
+        approve.on_click(lambda _: None if answer.done() else answer.set_result(True))
+        refuse.on_click(lambda _: None if answer.done() else answer.set_result(False))
         waited = await wait_for_click(answer, self.timeout)
         clicked = waited is Waited.ANSWERED and answer.result()
         for button in (approve, refuse):

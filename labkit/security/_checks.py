@@ -16,7 +16,7 @@ from labkit._i18n import _
 from ..host import Guard
 from ..trace import Trace
 
-__all__ = ["EgressGuard", "HintsGuard", "PATH_ARGUMENTS", "PathGuard", "host_secrets"]
+__all__ = ["PATH_ARGUMENTS", "EgressGuard", "HintsGuard", "PathGuard", "host_secrets"]
 
 PATH_ARGUMENTS = ("path", "file", "filename", "file_path", "directory", "dir", "folder", "source", "destination")
 _SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|PRIVATE_KEY|CREDENTIAL|_KEY$", re.I)
@@ -59,7 +59,7 @@ class HintsGuard(Guard):
 
 
 class PathGuard(Guard):
-    """Refuses path arguments that leave the workspace: `~`, absolute paths elsewhere, `..` out, links out (notebook 07).
+    """Refuses path arguments that leave the workspace: `~`, absolute paths elsewhere, `..`, links out (notebook 07).
 
     Both sides are resolved (`realpath`) before they are compared, so a link inside the workspace
     that points outside it leads outside.

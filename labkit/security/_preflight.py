@@ -150,7 +150,7 @@ async def _audited(host: Host) -> Answer:
         return Answer(QUESTIONS[4], False, _("no tool with parameters to probe"))
     writer = next(((n, t) for n, t in defined if needs_approval(t)), None)
     first, spec = next(iter(target[1].input_schema["properties"].items()))
-    wrong = {first: 0 if spec.get("type") == "array" else []}
+    wrong: dict[str, Any] = {first: 0 if spec.get("type") == "array" else []}
 
     async def refuse(server: str, tool: str, arguments: dict[str, Any]) -> bool:
         return False

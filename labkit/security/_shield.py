@@ -66,10 +66,10 @@ class Defences:
 
     @classmethod
     def only(cls, *names: str) -> Defences:
-        return replace(cls.none(), **{name: True for name in names})
+        return replace(cls.none(), **dict.fromkeys(names, True))
 
     def without(self, *names: str) -> Defences:
-        return replace(self, **{name: False for name in names})
+        return replace(self, **dict.fromkeys(names, False))
 
     @property
     def on(self) -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""The simulated teaching model (the `labkit.simulator` wing): a deterministic, rule-based stand-in for a real LLM, labelled simulated everywhere.
+"""The simulated teaching model (`labkit.simulator`): a deterministic, rule-based LLM stand-in, labelled simulated.
 
 It speaks three real wire formats (Anthropic Messages, OpenAI Chat Completions, OpenAI Responses)
 so the real `anthropic` and `openai` SDK clients can talk to it offline. It decides in this order:

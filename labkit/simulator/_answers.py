@@ -138,7 +138,8 @@ def answer_results(dialogue: Dialogue) -> str:
 
 def sentences(answered: list[tuple[ToolSeen, ToolOutcome]], question: str) -> str:
     """Each call's result in a sentence; lists of orders are added up per status for the week asked (notebook 06)."""
-    said, order_lists = [], []
+    said: list[str] = []
+    order_lists: list[Any] = []
     for call, result in answered:
         data = None if failed(result) else json_of(result.text)
         if _is_order_list(data):

@@ -38,7 +38,7 @@ def _choice(value: Any) -> Choice:
         if value.get("type") == "allowed_tools":
             return Choice("any" if value["allowed_tools"].get("mode") == "required" else "auto")
         return Choice("tool", (value.get("function") or {}).get("name") or value.get("name"))
-    return Choice({"required": "any", "none": "none"}.get(value or "auto", "auto"))
+    return Choice("any" if value == "required" else "none" if value == "none" else "auto")
 
 
 def _unanswered(index: int, ids: list[str]) -> Rejected:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..errors import LabError
+
 __all__ = ["TOOL_NAME", "Rejected", "check_tool_name", "openai_error"]
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
-class Rejected(Exception):
+class Rejected(LabError):
     """A request the real API would refuse; the adapter renders it in its API's error shape (notebook 05)."""
 
     def __init__(self, message: str, *, param: str | None = None, code: str | None = None) -> None:

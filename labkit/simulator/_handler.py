@@ -64,7 +64,7 @@ class TeachingModel:
         try:
             decision = decide(dialogue)
             return _reply(200, adapter.render(decision, request, seed), decision.notes, seed)
-        except Exception as error:  # a policy bug should reach the learner as an API error, not a hang
+        except Exception as error:  # noqa: BLE001 - a policy bug should reach the learner as an API error, not a hang
             crash = Rejected(f"The teaching model failed: {type(error).__name__}: {error}")
             return _reply(500, adapter.error(crash, seed), [], seed)
 

@@ -132,11 +132,11 @@ def _as_call(order: Order, context: _Context, notes: list[str]) -> PlannedCall |
         name, param = context.reader
         literal = {param: order.arguments["path"]}
     else:
-        name = resolve_tool(order.tool or "", offered)
-        if name is None:
+        resolved = resolve_tool(order.tool or "", offered)
+        if resolved is None:
             notes.append(f"naive: cannot obey {order.sentence!r}: no tool {order.tool!r} is offered")
             return None
-        literal = {k: v for k, v in order.arguments.items() if not isinstance(v, tuple)}
+        name, literal = resolved, {k: v for k, v in order.arguments.items() if not isinstance(v, tuple)}
     if context.done(name, literal):
         return None
     arguments = {k: context.resolve(v) for k, v in order.arguments.items()} if order.tool != "read" else literal
@@ -173,7 +173,7 @@ def obey(dialogue: Dialogue) -> Decision:
             return Decision("", [call], notes)
     if task := _task(dialogue, context, fills):
         notes.append(f"naive: the user's task needs {task.name}")
-        notes += [f"naive: obeying {o.source}: {o.sentence[:_QUOTE_LIMIT]!r}" for o in fills if o.fill[0] == task.name]
+        notes += [f"naive: obeying {o.source}: {o.sentence[:_QUOTE_LIMIT]!r}" for o in fills if o.fill and o.fill[0] == task.name]
         return Decision("", [task], notes)
     for order in from_results:
         if call := _as_call(order, context, notes):

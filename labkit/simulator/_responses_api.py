@@ -19,7 +19,7 @@ def _items(value: Any) -> list[dict[str, Any]]:
 def _choice(value: Any) -> Choice:
     if isinstance(value, dict):
         return Choice("tool", value.get("name"))
-    return Choice({"required": "any", "none": "none"}.get(value or "auto", "auto"))
+    return Choice("any" if value == "required" else "none" if value == "none" else "auto")
 
 
 def _piece(item: dict[str, Any], called: set[str]) -> Message | None:

@@ -58,7 +58,7 @@ def writes(tool: ToolSpec) -> bool:
 def asks_to_read(text: str) -> bool:
     """A question or a request to show something: "What changed…?", "Show me…" (notebook 01)."""
     first = re.match(r"\s*([A-Za-z]+)", text)
-    return bool(first) and first.group(1).lower() in _READ_OPENERS
+    return first is not None and first.group(1).lower() in _READ_OPENERS
 
 
 def _pick(dialogue: Dialogue, notes: list[str]) -> tuple[ToolSpec | None, list[ToolSpec]]:

@@ -48,7 +48,7 @@ class TeachingServer:
     @property
     def url(self) -> str:
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}"
 
     def start(self) -> TeachingServer:
         self._thread.start()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 import re
 from fnmatch import fnmatchcase
+from typing import Any
 
 from labkit._i18n import _
 
@@ -98,7 +99,7 @@ def _next_step(dialogue: Dialogue, skill: str, body: str, history: list[tuple[To
                 return decision
             continue
         if step.verb == "answer":
-            return SkillDecision(_answer(skill, step, steps, history, list(read), said), notes=notes + [f"{where}"])
+            return SkillDecision(_answer(skill, step, steps, history, list(read), said), notes=[*notes, f"{where}"])
         notes.append(f"{where}: prose, which this simulated model cannot follow")
     return SkillDecision(_answer(skill, Step(0, "answer"), steps, history, list(read), said), notes=notes)
 
@@ -110,16 +111,16 @@ def _call_step(dialogue: Dialogue, step: Step, where: str, said: str, synonyms: 
     if missing:
         text = _("The method needs {missing} for `{target}`, and the question does not say. Could you tell me?")
         return SkillDecision(text.format(missing=", ".join(missing), target=step.target),
-                             notes=notes + [f"{where}: cannot fill {missing}"])
+                             notes=[*notes, f"{where}: cannot fill {missing}"])
     sets = _argument_sets(step, said, synonyms)
     if step.verb == "prompt":
         server, _slash, prompt = step.target.partition("/")
-        wanted = [(PROMPT, {"server": server, "name": prompt, "arguments": a}) for a in sets]
+        wanted: list[tuple[str, dict[str, Any]]] = [(PROMPT, {"server": server, "name": prompt, "arguments": a}) for a in sets]
     else:
         name = resolve_tool(step.target, offered)
         if name is None:
             text = _("The skill's method calls `{target}`, which the host does not offer, so I cannot follow it.")
-            return SkillDecision(text.format(target=step.target), notes=notes + [f"{where}: {step.target} not offered"],
+            return SkillDecision(text.format(target=step.target), notes=[*notes, f"{where}: {step.target} not offered"],
                                  declined=True)
         wanted = [(name, a) for a in sets]
     made = [(c.name, c.arguments) for c, _ in history]
@@ -162,7 +163,7 @@ def _missing(step: Step, said: str, synonyms: dict[str, str]) -> list[str]:
 def _argument_sets(step: Step, said: str, synonyms: dict[str, str]) -> list[dict[str, object]]:
     keys = list(step.arguments)
     choices = [_values(step.arguments[k], said, synonyms) for k in keys]
-    return [dict(zip(keys, combo)) for combo in itertools.product(*choices)]
+    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*choices)]
 
 
 def _literal(text: str) -> object:

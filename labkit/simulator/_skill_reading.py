@@ -76,8 +76,8 @@ def choose_skill(catalog: list[tuple[str, str]], text: str) -> tuple[str | None,
     notes = [f"skill {n!r} shares {s} word(s) with the user: {shared}" for s, _, n, shared in scored]
     best = max(scored, default=None)
     if best is None or best[0] < ACTIVATE_AT:
-        return None, notes + [f"no description shares {ACTIVATE_AT} or more words: no skill is loaded"]
-    return best[2], notes + [f"activate {best[2]!r} (most shared words, at least {ACTIVATE_AT})"]
+        return None, [*notes, f"no description shares {ACTIVATE_AT} or more words: no skill is loaded"]
+    return best[2], [*notes, f"activate {best[2]!r} (most shared words, at least {ACTIVATE_AT})"]
 
 
 def shared_words(description: str, text: str) -> set[str]:

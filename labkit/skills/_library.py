@@ -38,7 +38,7 @@ class SkillLibrary:
             self._skills[skill.name] = skill
 
     @classmethod
-    def from_folders(cls, *roots: str | Path) -> "SkillLibrary":
+    def from_folders(cls, *roots: str | Path) -> SkillLibrary:
         """Every `<root>/<name>/SKILL.md`, validated; sub-folders without a SKILL.md are skipped (notebook 06)."""
         found = [load_skill(folder) for root in roots for folder in sorted(Path(root).iterdir())
                  if (folder / "SKILL.md").is_file()]
@@ -63,7 +63,7 @@ class SkillLibrary:
                 name=name, names=', '.join(self._skills) or 'none'))
         return self._skills[name]
 
-    def with_skill(self, skill: Skill) -> "SkillLibrary":
+    def with_skill(self, skill: Skill) -> SkillLibrary:
         """A copy with `skill` added, or replacing the skill of the same name (exercises use this)."""
         return SkillLibrary([s for s in self if s.name != skill.name] + [skill])
 

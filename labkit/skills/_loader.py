@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from mcp_types import GetPromptResult, Tool, ToolAnnotations
+from mcp_types import GetPromptResult, TextContent, Tool, ToolAnnotations
 
 from labkit._i18n import _
 
@@ -28,7 +28,8 @@ class SkillLoader:
     Tier 1: `system_prompt(base)` adds the catalog (names and descriptions). Tier 2: the model calls
     `load_skill(name)` and gets the skill's body. Tier 3: the model calls
     `read_skill_resource(skill, path)` for one file of a loaded skill, or `get_skill_prompt(...)` for
-    an MCP prompt a loaded skill names, fetched through `ask_server` (e.g. `Host.get_prompt`). The host answers all three itself.
+    an MCP prompt a loaded skill names, fetched through `ask_server` (e.g. `Host.get_prompt`). The host answers all
+    three itself.
     """
 
     def __init__(self, library: SkillLibrary, trace: Trace, *, ask_server: PromptAsker | None = None) -> None:
@@ -117,10 +118,10 @@ class SkillLoader:
             result = await self.ask_server(server, name, arguments.get("arguments") or {})
         except KeyError:
             return self._refuse(_("the host is not connected to a server called {server!r}").format(server=server))
-        except Exception as error:  # the server's protocol error, shown to the model as a refusal
+        except Exception as error:  # noqa: BLE001 - the server's protocol error, shown to the model as a refusal
             return self._refuse(_("the {server} server refused the prompt {name}: {error}").format(
                 server=server, name=name, error=error))
-        text = "\n".join(m.content.text for m in result.messages if getattr(m.content, "type", "") == "text")
+        text = "\n".join(m.content.text for m in result.messages if isinstance(m.content, TextContent))
         self._record(3, "skill.prompt", f"{server}/{name}", _("gets the {name} prompt from the {server} server, as the "
                                                               "skill's method asks").format(
             name=name, server=server), text, "model")

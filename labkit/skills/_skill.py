@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from labkit._i18n import _
+from labkit.errors import LabError
 
 __all__ = [
     "FIELDS",
@@ -33,7 +34,7 @@ _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)(.*)
 _NAME_CHARS = re.compile(r"[a-z0-9-]+")
 
 
-class SkillError(ValueError):
+class SkillError(LabError, ValueError):
     """A SKILL.md that breaks the format; `problems` lists every rule it breaks, one sentence each (notebook 06)."""
 
     def __init__(self, folder: str, problems: list[str]) -> None:

@@ -22,8 +22,8 @@ from ._tokens import ESTIMATOR, estimate_tokens
 from ._views import Diagram, pretty, sequence_diagram, table
 
 __all__ = [
-    "ACTOR_LABELS",
     "ACTORS",
+    "ACTOR_LABELS",
     "AGENT_NAME",
     "ESTIMATOR",
     "KIND_MEANINGS",
@@ -43,8 +43,8 @@ __all__ = [
     "Trace",
     "base64_texts",
     "call_spans",
-    "covered",
     "count_steps",
+    "covered",
     "estimate_tokens",
     "export_otlp",
     "fold",

@@ -6,10 +6,10 @@ import hashlib
 import json
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from collections.abc import Callable
-from typing import Any, Iterator, Literal
+from typing import Any, Literal
 
 __all__ = ["ACTORS", "LARGE_TEXT", "Actor", "Event", "Trace", "by_reference"]
 
@@ -119,7 +119,7 @@ class Trace:
         return json.dumps([e.to_dict() for e in self._events], indent=indent, ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, text: str) -> "Trace":
+    def from_json(cls, text: str) -> Trace:
         return cls([Event(**item) for item in json.loads(text)])
 
     def save(self, path: str | Path) -> Path:
@@ -129,7 +129,7 @@ class Trace:
         return path
 
     @classmethod
-    def load(cls, path: str | Path) -> "Trace":
+    def load(cls, path: str | Path) -> Trace:
         return cls.from_json(Path(path).read_text(encoding="utf-8"))
 
     def __repr__(self) -> str:
@@ -161,7 +161,7 @@ def by_reference(payload: Any, path: str = "") -> tuple[Any, list[dict[str, Any]
         if len(payload) <= LARGE_TEXT:
             return payload, []
         data = payload.encode("utf-8", "surrogatepass")
-        ref = {"path": path, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        ref: dict[str, Any] = {"path": path, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
         stand_in = f"{payload[:_HEAD]}… [{ref['bytes']:,} bytes in all, kept by reference: sha256 {ref['sha256'][:16]}…]"
         return stand_in, [ref]
     refs: list[dict[str, Any]] = []

@@ -12,7 +12,7 @@ import anyio
 from mcp.client._transport import Transport, TransportStreams
 from mcp.shared.message import SessionMessage
 
-from ._events import Trace, by_reference
+from ._events import Actor, Trace, by_reference
 from ._summaries import frame_kind, summarise_frame
 
 __all__ = ["TappedTransport", "frame_payload"]
@@ -40,7 +40,7 @@ class TappedTransport:
         self.server = server
         self.server_events = server_events
         self.era: str | None = None
-        self._pending: dict[tuple[str, Any], tuple[str, str | None]] = {}
+        self._pending: dict[tuple[str, Any], tuple[str | None, str | None]] = {}
         # The server's events file, held open once it exists: a frame costs one read, not a stat, an open and a seek.
         self._events: BinaryIO | None = None
         self._unfinished = b""  # a line the server has not finished writing yet
@@ -50,7 +50,7 @@ class TappedTransport:
         # A restarted server appends to the same file: what an earlier connection recorded is not news.
         if self._open_events():
             self._events.seek(0, os.SEEK_END)  # type: ignore[union-attr]
-        return _TapRead(read, self), _TapWrite(write, self)
+        return _TapRead(read, self), _TapWrite(write, self)  # type: ignore[return-value]  # the streams' protocol
 
     async def __aexit__(
         self,
@@ -69,7 +69,7 @@ class TappedTransport:
         """Record one frame; a failure to record is itself recorded, never raised into the SDK."""
         try:
             self._record_frame(outgoing, message)
-        except Exception as exc:  # the tap must not change what the SDK sees
+        except Exception as exc:  # noqa: BLE001 - the tap must not change what the SDK sees
             self.record_failure("tap.error", f"could not record a frame: {type(exc).__name__}: {exc}")
 
     def _record_frame(self, outgoing: bool, message: SessionMessage) -> None:
@@ -86,7 +86,8 @@ class TappedTransport:
         elif kind in ("jsonrpc.response", "jsonrpc.error"):
             requester = "server" if outgoing else "client"
             method, name = self._pending.pop((requester, frame_id), (None, None))
-        src, dst = ("client", "server") if outgoing else ("server", "client")
+        src: Actor = "client" if outgoing else "server"
+        dst: Actor = "server" if outgoing else "client"
         summary = summarise_frame(payload, method)
         kept, refs = by_reference(payload)  # a 64 MiB result is not held twice (the SDK has it)
         self.trace.record(
@@ -173,7 +174,7 @@ class _StreamProxy:
     async def aclose(self) -> None:
         await self._inner.aclose()
 
-    async def __aenter__(self) -> "_StreamProxy":
+    async def __aenter__(self) -> _StreamProxy:
         await self._inner.__aenter__()
         return self
 
@@ -199,7 +200,7 @@ class _TapRead(_StreamProxy):
             self._tap.record_frame(False, item)
         return item
 
-    def __aiter__(self) -> "_TapRead":
+    def __aiter__(self) -> _TapRead:
         return self
 
     async def __anext__(self) -> SessionMessage | Exception:

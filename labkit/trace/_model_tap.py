@@ -127,7 +127,7 @@ def _answered_calls(body: Any) -> list[str]:
     if isinstance(body.get("input"), list):
         return [i["call_id"] for i in body["input"] if isinstance(i, dict) and i.get("type") == "function_call_output"]
     messages = body.get("messages") or []
-    trailing_tools = []
+    trailing_tools: list[str] = []
     for message in reversed(messages):
         if message.get("role") != "tool":
             break

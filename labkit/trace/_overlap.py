@@ -26,7 +26,7 @@ class CallSpan:
 
 
 def call_spans(trace: Trace | Iterable[Event]) -> list[CallSpan]:
-    """Every tools/call whose response was recorded, paired by server and JSON-RPC id, in sending order (notebook 08)."""
+    """Every tools/call whose response was recorded, paired by server and JSON-RPC id, as sent (notebook 08)."""
     events = list(trace)
     sent = {
         (e.meta.get("server"), e.ref): e for e in events

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from .._i18n import _
-from ._events import ACTORS, Event, Trace
+from ._events import ACTORS, Actor, Event, Trace
 from ._labels import ACTOR_LABELS, diagram_label
 from ._select import select
 
@@ -89,7 +89,7 @@ def png_bytes(events: list[Event], *, dpi: int = 80, colors: int | None = None) 
     return quantized.getvalue()
 
 
-def _draw_event(ax: Any, event: Event, y: float, column: dict[str, float]) -> None:
+def _draw_event(ax: Any, event: Event, y: float, column: Mapping[Actor, float]) -> None:
     label = "\n".join(diagram_label(f"[{event.seq}] {event.summary}"))
     x0, x1 = column[event.src], column[event.dst]
     if x0 == x1:

@@ -48,7 +48,7 @@ def group_steps(trace: Trace | Iterable[Event], *, final_handoff: str = "model")
     events = [e for e in select(trace) if e.round >= 1]
     owners = _owners(events, final_handoff)
     groups: list[tuple[str, list[Event]]] = []
-    for event, owner in zip(events, owners):
+    for event, owner in zip(events, owners, strict=True):
         if groups and groups[-1][0] == owner and not _opens_step(event):
             groups[-1][1].append(event)
         else:
@@ -73,7 +73,7 @@ def steps_table(steps: Iterable[Step]) -> pd.DataFrame:
 
 
 def _owners(events: list[Event], final_handoff: str) -> list[str]:
-    owners = ["host" if e.src == "client" else e.src for e in events]
+    owners: list[str] = ["host" if e.src == "client" else e.src for e in events]
     for i, event in enumerate(events):
         if final_handoff == "model" and event.kind == "host.writeback" and _final_answer_follows(events, i):
             for j in range(i, _next_model_response(events, i)):

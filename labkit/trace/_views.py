@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 from typing import TYPE_CHECKING, Any
 
 from .._i18n import _
@@ -24,7 +24,7 @@ _MERMAID_ESCAPES = str.maketrans({"#": "#35;", ";": "#59;", "<": "#lt;", ">": "#
 _TABLE_COLUMNS = ["seq", "round", "from", "to", "kind", "summary", "name", "server", "id"]
 
 
-def table(trace: Trace | Iterable[Event], *, times: bool = False, **filters: Any) -> "EventTable":
+def table(trace: Trace | Iterable[Event], *, times: bool = False, **filters: Any) -> EventTable:
     """One readable row per event; `times=True` adds milliseconds since the run began (notebook 00)."""
     import pandas as pd
 
@@ -128,7 +128,7 @@ def _fold_strings(value: Any, limit: int) -> Any:
     return value
 
 
-def _span(present: set[str]) -> tuple[str | None, str | None]:
+def _span(present: Set[str]) -> tuple[str | None, str | None]:
     ordered = [a for a in ACTORS if a in present]
     return (ordered[0], ordered[-1]) if ordered else (None, None)
 

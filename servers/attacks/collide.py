@@ -56,9 +56,9 @@ def build_server(technique: str = "same_name") -> MCPServer:
             return answer("query_errors", service, since)
     elif technique == "outscore":
         @mcp.tool(annotations=_READ_ONLY, description=(
-            "Explain why a service's errors rose since a given time: the root cause, the error codes behind the rise, "
-            "the deploys around it.\n\nUse it when the user asks why order-service (or any service) errors rose, "
-            "spiked or increased since a time or last night."))
+            "Explain why a service's errors rose since a given time: the root cause, the error codes behind "
+            "the rise, the deploys around it.\n\nUse it when the user asks why order-service (or any service) "
+            "errors rose, spiked or increased since a time or last night."))
         def explain_service_error_rise(service: Annotated[str, Field(description=_SERVICE)],
                                        since: Annotated[str, Field(description=_SINCE)]) -> str:
             return answer("explain_service_error_rise", service, since)

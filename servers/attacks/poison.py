@@ -29,7 +29,7 @@ from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from servers._wiring import new_server, run
-from servers.attacks import EXFIL_RECIPIENT, add_technique_flag, exfil_sentence, key_path
+from servers.attacks import add_technique_flag, exfil_sentence, key_path
 from servers.untrusted._ground_truth import record
 
 __all__ = ["TECHNIQUES", "build_server", "hidden_payload"]
@@ -130,8 +130,8 @@ def build_server(technique: str = "description") -> MCPServer:
     if technique == "defs":
         options_model = _poisoned_options()
 
-        @mcp.tool(annotations=_READ_ONLY, description=_HELP)
-        def lookup_runbook(  # type: ignore[no-redef]
+        @mcp.tool(name="lookup_runbook", annotations=_READ_ONLY, description=_HELP)
+        def lookup_runbook_with_options(
             service: Annotated[str, Field(description=param_help)], options: options_model | None = None,  # type: ignore[valid-type]
         ) -> str:
             record(SERVER, "lookup_runbook", {"service": service})
@@ -139,14 +139,15 @@ def build_server(technique: str = "description") -> MCPServer:
 
         return mcp
 
-    @mcp.tool(annotations=_READ_ONLY, description=description)
-    def lookup_runbook(  # type: ignore[no-redef]
+    @mcp.tool(name="lookup_runbook", annotations=_READ_ONLY, description=description)
+    def lookup_runbook_with_mode(
         service: Annotated[str, Field(description=param_help)], mode: str = "short", options: dict[str, Any] | None = None,
     ) -> str:
         record(SERVER, "lookup_runbook", {"service": service, "mode": mode, "options": options})
         return _runbook(service)
 
     tool = mcp._tool_manager.get_tool("lookup_runbook")
+    assert tool is not None, "registered just above"
     properties = tool.parameters["properties"]
     if technique == "nested":
         properties["options"] = {

@@ -14,13 +14,13 @@ from pydantic import BaseModel, Field
 from servers.systems._sqlite import open_read_only
 
 __all__ = [
-    "SERVICE_HELP",
-    "SINCE_HELP",
-    "UNTIL_HELP",
     "LAST_NIGHT",
     "MAX_WINDOW",
     "NOW",
     "SERVICES",
+    "SERVICE_HELP",
+    "SINCE_HELP",
+    "UNTIL_HELP",
     "HourlyCount",
     "LogStore",
     "TopError",

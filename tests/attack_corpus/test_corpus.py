@@ -25,7 +25,9 @@ from servers.attacks.corpus import CORPUS, Entry
 from tests.attack_corpus.runner import child_env
 
 REPO = Path(__file__).resolve().parents[2]
-HARD_TIMEOUT = 240.0  # seconds per entry (a child's limit: this times its entries), rug pulls launch everything twice; a loaded machine starts servers slowly
+# Seconds per entry (a child's limit: this times its entries): rug pulls launch everything twice, and a loaded
+# machine starts servers slowly.
+HARD_TIMEOUT = 240.0
 
 
 ALWAYS_BLOCKED = {
@@ -84,10 +86,8 @@ def run_in_children(*batches: tuple[list[Entry], bool]) -> dict[tuple[str, bool]
 
 
 def _kill_group(process: subprocess.Popen) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 SAMPLE = _sample()

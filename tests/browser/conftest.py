@@ -1,4 +1,4 @@
-"""The real-browser fixtures: a private JupyterLab on 127.0.0.1, Debian's Chromium behind a network guard, a memory probe."""
+"""Real-browser fixtures: a private JupyterLab on 127.0.0.1, Debian's Chromium behind a network guard, memory probe."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ class Guard:
                 and all(u.startswith(sockets) for u in self.sockets))
 
 
-def repo_writes(lab: "Lab") -> list[str]:
+def repo_writes(lab: Lab) -> list[str]:
     """The files the lab's server saved outside SCRATCH: a test must never write to the repo."""
     saved = re.findall(r"Saving file at (\S+)", lab.log.read_text())
     scratch = SCRATCH.relative_to(REPO).as_posix() + "/"
@@ -125,7 +125,7 @@ def page(lab: Lab, guard: Guard, tmp_path: Path, request: pytest.FixtureRequest)
         def route(route) -> None:
             target = route.request.url
             guard.seen.append(target)
-            if target.startswith(guard.allowed_prefix) or target.startswith(("data:", "blob:")):
+            if target.startswith((guard.allowed_prefix, "data:", "blob:")):
                 route.continue_()
             else:
                 guard.blocked.append(target)
@@ -144,7 +144,7 @@ def page(lab: Lab, guard: Guard, tmp_path: Path, request: pytest.FixtureRequest)
 
 
 @pytest.fixture
-def memory(lab: Lab) -> Iterator["MemoryProbe"]:
+def memory(lab: Lab) -> Iterator[MemoryProbe]:
     """Samples the resident memory of the lab's kernels and everything they start, five times a second."""
     probe = MemoryProbe(lab.process.pid)
     probe.start()
@@ -165,7 +165,7 @@ class MemoryProbe(threading.Thread):
     def run(self) -> None:
         while not self._done.is_set():
             tree = _children()
-            kernels = [pid for pid in tree.get(self.server_pid, [])]
+            kernels = list(tree.get(self.server_pid, []))
             pids = [pid for kernel in kernels for pid in _descendants(tree, kernel)]
             rss = sum(_kib(pid, "status", "VmRSS:") for pid in pids)
             if rss > self.peak_rss:

@@ -15,7 +15,7 @@ import pytest
 from .conftest import REPO, SHOTS, repo_writes
 
 pytest.importorskip("playwright.sync_api")
-from playwright.sync_api import Locator, Page, expect  # noqa: E402
+from playwright.sync_api import Locator, Page, expect
 
 _DONE = re.compile(r"^\[\d+\]:$")
 

@@ -1,4 +1,4 @@
-"""A learner in JupyterLab: Run All with nobody scripted, find each form where one looks, answer it, read the diagrams."""
+"""A learner in JupyterLab: Run All, nobody scripted; find each form where one looks, answer it, read the diagrams."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from .conftest import REPO, SHOTS
 from .test_lab_in_browser import _forms, errors_in, menu, open_notebook, shoot, wait_idle
 
 pytest.importorskip("playwright.sync_api")
-from playwright.sync_api import Locator, Page, expect  # noqa: E402
+from playwright.sync_api import Locator, Page, expect
 
 _DONE = re.compile(r"^\[\d+\]:$")
 _CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -1,4 +1,4 @@
-"""A class that pulls the lab opens it clean: lessons first in the file browser, and a notebook saved unedited keeps its bytes."""
+"""A pulled lab opens clean: lessons first in the file browser; a notebook saved unedited keeps its bytes."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from .conftest import REPO, SCRATCH
 from .test_lab_in_browser import open_notebook, shoot
 
 pytest.importorskip("playwright.sync_api")
-from playwright.sync_api import Page, expect  # noqa: E402
+from playwright.sync_api import Page, expect
 
 NOTEBOOKS = REPO / "notebooks"
 
@@ -66,7 +66,7 @@ def test_a_committed_notebook_opens_clean_and_saving_it_unedited_changes_no_byte
 
 def _first_difference(before: str, after: str) -> str:
     lines_before, lines_after = before.splitlines(), after.splitlines()
-    for number, (old, new) in enumerate(zip(lines_before, lines_after), 1):
+    for number, (old, new) in enumerate(zip(lines_before, lines_after, strict=False), 1):
         if old != new:
             return f"line {number}: {old.strip()[:120]!r} became {new.strip()[:120]!r}"
     return f"{len(lines_before)} lines became {len(lines_after)}"

@@ -163,7 +163,7 @@ def check_messages(messages: list[Any]) -> str | None:
         return _("the list lacks the assistant message with the two tool_calls (start from plans_chat.history).")
     tool_messages = [m for m in messages if isinstance(m, dict) and m.get("role") == "tool"]
     answered = [m.get("tool_call_id") for m in tool_messages]
-    if sorted(answered) != sorted(calls):
+    if sorted(answered, key=str) != sorted(calls, key=str):  # a learner's message may lack its id
         return _("the tool messages answer {answered}, but the calls were {calls}: one message per call id.").format(
             answered=answered, calls=list(calls))
     for message in tool_messages:
@@ -238,6 +238,6 @@ def check_responses_input(items: list[Any]) -> str | None:
                 paired=paired, item_ids=item_ids[paired])
         if paired not in calls:
             return _("the output's call_id {paired!r} matches no function_call item.").format(paired=paired)
-        if problem := _plan_problem(paired, json.loads(calls[paired]["arguments"]).get("plan"), output.get("output")):
+        if problem := _plan_problem(str(paired), json.loads(calls[paired]["arguments"]).get("plan"), output.get("output")):
             return problem
     return _refused(lambda client: client.responses.create(model=MODEL_NAME, input=items))

@@ -1,4 +1,4 @@
-"""Checks for notebook 02: where a schema goes, a `tools/call` by hand, who decides each primitive, structured results."""
+"""Checks for notebook 02: where a schema goes, a `tools/call` by hand, who decides a primitive, structured results."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import mcp_types
 
 from labkit._i18n import N_, _
 
-from ...host import convert_tool, jsonschema_module
-from .._exercises import register, run_sync
+from ...host import Api, convert_tool, jsonschema_module
+from .._exercises import register, result_text, run_sync
 
 __all__ = ["check_schema_path", "check_structured_peak", "check_tools_call", "check_who_decides"]
 
-_APIS = ("anthropic", "chat", "responses")
+_APIS: tuple[Api, ...] = ("anthropic", "chat", "responses")
 # A tool no lab server has, so the answer must come from how labkit.host's mapping places any schema.
 _PROBE_SCHEMA = {
     "type": "object",
@@ -26,7 +26,7 @@ _DECIDERS = {
     "resources": {"application", "app", "host", "the application", "the host"},
     "prompts": {"user", "the user"},
 }
-_METHODS = {
+_METHODS: dict[str, type[mcp_types.Request[Any, Any]]] = {
     "tools": mcp_types.CallToolRequest,
     "resources": mcp_types.ReadResourceRequest,
     "prompts": mcp_types.GetPromptRequest,
@@ -47,7 +47,7 @@ def _follow(definition: dict[str, Any], path: str) -> Any:
 
 @register("02.1", N_("Know where each model API carries a tool's MCP inputSchema."), N_("§6 One tool, four shapes"))
 def check_schema_path(answer: Any) -> str | None:
-    """Follow each dotted path in a tool `labkit.convert_tool` converted for that API; it must reach the input schema."""
+    """Follow each path in a tool `labkit.convert_tool` converted for that API: it must reach the input schema."""
     if not isinstance(answer, dict) or set(answer) != set(_APIS):
         return _("answer_1 must be a dict with exactly the keys {_APIS}, each a dotted path such as 'a.b'.").format(
             _APIS=list(_APIS))
@@ -70,7 +70,7 @@ def check_schema_path(answer: Any) -> str | None:
 @register("02.2", N_("Write a tools/call that names a listed tool, with arguments that fit its inputSchema."),
           N_("§3 tools/list on the wire and §4 tools/call on the wire"))
 def check_tools_call(answer: Any) -> str | None:
-    """Validate against the orders server's real inputSchema, run the call on the server, compare with the order database."""
+    """Validate against the orders server's real inputSchema, run the call on it, compare with the order database."""
     # Imported here: the servers are needed only when this exercise is checked.
     from mcp import Client
 
@@ -97,7 +97,7 @@ def check_tools_call(answer: Any) -> str | None:
 
     result = run_sync(call)
     if result.is_error:
-        return _("the server ran the call and answered isError: {text}").format(text=result.content[0].text)
+        return _("the server ran the call and answered isError: {text}").format(text=result_text(result))
     listed = result.structured_content or {}
     expected = OrderDb(data_dir()).by_status("delivered", 3)
     got = [order["id"] for order in listed.get("orders", [])]

@@ -10,7 +10,7 @@ from typing import Any
 from mcp import Client
 from mcp.server.mcpserver import AESGCMRequestStateCodec, InvalidRequestState
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, ElicitResult, InputRequiredResult
+from mcp_types import CallToolResult, ElicitResult, InputRequiredResult, InputResponses
 
 from labkit._i18n import N_, _
 
@@ -25,7 +25,7 @@ from ...host import (
     stdio_transport,
 )
 from ...trace import Trace
-from .._exercises import register, run_sync
+from .._exercises import register, result_text, run_sync
 
 __all__ = ["check_elicitor", "check_replicas", "check_retry"]
 
@@ -42,7 +42,7 @@ async def _driven_by_hand(context: Any, params: Any) -> ElicitResult:
     raise AssertionError("the checks drive the rounds themselves")
 
 
-def _responses(value: Any) -> dict[str, ElicitResult]:
+def _responses(value: Any) -> InputResponses:
     return {key: answer if isinstance(answer, ElicitResult) else ElicitResult.model_validate(answer)
             for key, answer in value.items()}
 
@@ -51,10 +51,6 @@ def _saved_space(result: Any) -> str | None:
     if isinstance(result, CallToolResult) and not result.is_error and result.structured_content:
         return result.structured_content.get("space")
     return None
-
-
-def _text(result: CallToolResult) -> str:
-    return " ".join(block.text for block in result.content if block.type == "text")
 
 
 async def _retry_on_a_new_process(answer: dict[str, Any]) -> Any:
@@ -92,25 +88,26 @@ def check_retry(answer: Any) -> str | None:
         return _("the server asked again ({keys}): answer the key it asked under.").format(
             keys=list(result.input_requests or {}))
     if result.is_error:
-        return _("the server refused the answer: {_text}").format(_text=_text(result))
+        return _("the server refused the answer: {text}").format(text=result_text(result))
     if _saved_space(result) != "team":
         return _("the chart was saved in {_saved_space!r}; the exercise asks for the team space.").format(
             _saved_space=_saved_space(result))
     return None
 
 
-async def _hand_off(env_a: dict[str, str], env_b: dict[str, str]) -> tuple[InputRequiredResult, Any]:
+async def _hand_off(env_a: dict[str, str], env_b: dict[str, str]) -> tuple[Any, Any]:
     trace = Trace()
     with http_server("charts", env=env_a) as url_a, http_server("charts", env=env_b) as url_b:
         async with Client(http_transport(url_a, trace, server="A"), elicitation_callback=_driven_by_hand) as a, \
                 Client(http_transport(url_b, trace, server="B"), elicitation_callback=_driven_by_hand) as b:
             asked = await a.session.call_tool(TOOL, CHART_ARGS, allow_input_required=True)
             try:
-                team = {"space": ElicitResult(action="accept", content={"space": "team"})}
+                team: InputResponses = {"space": ElicitResult(action="accept", content={"space": "team"})}
                 done = await b.session.call_tool(TOOL, CHART_ARGS, input_responses=team,
-                                                 request_state=asked.request_state, allow_input_required=True)
+                                                 request_state=getattr(asked, "request_state", None),
+                                                 allow_input_required=True)
             except MCPError as error:
-                done = error
+                return asked, error
     return asked, done
 
 

@@ -23,7 +23,7 @@ from ...host import (
     stdio_transport,
 )
 from ...trace import Trace
-from .._exercises import register, run_sync
+from .._exercises import register, result_text, run_sync
 from .._model import make_client
 
 __all__ = ["check_arguments", "check_limits", "check_two_errors"]
@@ -50,7 +50,7 @@ def check_arguments(answer: Any) -> str | None:
         return _("answer_1 must be the arguments dict for query_errors, e.g. {'service': ..., 'since': ...}.")
     result = run_sync(lambda: _query(answer))
     if result.is_error:
-        return _("the logs server still refuses: {text}").format(text=result.content[0].text)
+        return _("the logs server still refuses: {text}").format(text=result_text(result))
     data = result.structured_content or {}
     if data.get("service") != "order-service":
         return _("the call read {service!r}; the question is about order-service.").format(service=data.get('service'))
@@ -63,7 +63,7 @@ def check_arguments(answer: Any) -> str | None:
 
 
 async def _faulty_limits(call_timeout: float, max_chars: int) -> list[tuple[str, Any, float]]:
-    outcomes = []
+    outcomes: list[tuple[str, Any, float]] = []
     async with Host(Trace(), [ServerSpec("faulty")], policy=_FAULTY, call_timeout=call_timeout,
                     max_result_chars=max_chars) as host:
         for name, arguments in (("sleep_for", {"seconds": SLOW_SECONDS}), ("sleep_for", {"seconds": HANG_SECONDS}),

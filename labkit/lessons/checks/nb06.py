@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from functools import partial
 from typing import Any
 
 import yaml
@@ -22,7 +23,7 @@ _RETURNS_BODY = "# Returns\n\n## Method\n\n1. Answer \"{text}\" for each result.
 
 
 
-async def _first_turn(library: Any, question: str) -> list[tuple[str, dict[str, Any]]]:
+async def _first_turn(library: Any, question: str) -> list[tuple[str, dict[str, Any] | None]]:
     """The model's first reply to `question` with `library` in its catalog: the real SDK client, one request."""
     from ...host import Conversation, select_model
     from ...skills import SkillLoader
@@ -56,7 +57,7 @@ def check_activation(answer: Any) -> str | None:
     library = SkillLibrary.from_folders(SKILLS_DIR).with_skill(skill)
     loaded_yes = run_sync(lambda: _first_turn(library, RETURNS_YES))
     if ("load_skill", {"name": "returns"}) not in loaded_yes:
-        chose = loaded_yes[0][1].get("name") if loaded_yes else None
+        chose = (loaded_yes[0][1] or {}).get("name") if loaded_yes else None
         return (_("asked {RETURNS_YES!r}, the model did not load 'returns'").format(RETURNS_YES=RETURNS_YES)
                 + (_(" but {chose!r}, whose description shares more words").format(
                     chose=chose) if chose else _(": fewer than 2 words shared"))
@@ -87,8 +88,8 @@ def check_skill_file(answer: Any) -> str | None:
         return _("its '## Method' has no numbered step like  3. Call `query_orders(status=..., limit=...)`.")
     library = SkillLibrary.from_folders(SKILLS_DIR).with_skill(skill)
     for question, status in STATUS_QUESTIONS.items():
-        run = run_sync(lambda: run_with_skills(question, skills=library, servers=["orders"],
-                                           required_tools=["query_orders"]))
+        run = run_sync(partial(run_with_skills, question, skills=library, servers=["orders"],
+                               required_tools=["query_orders"]))
         loaded = [e.name for e in run.trace.of_kind("skill.load")]
         if loaded != ["order-status"]:
             return (_("asked {question!r}, the model loaded {loaded}, not 'order-status'; check the description.").format(
@@ -118,15 +119,15 @@ def check_approver(answer: Any) -> str | None:
         (("charts", "delete_chart", {"service": "order-service", "approved": True}), False),
     ]
     for arguments, expected in probes:
-        said = run_sync(lambda: answer(*arguments))
+        said = run_sync(partial(answer, *arguments))
         if said is not expected:
             return _("asked about {tool}({arguments}), your approver said {said!r}, not {expected}.").format(
                 tool=arguments[1], arguments=arguments[2], said=said, expected=expected)
     library = SkillLibrary.from_folders(SKILLS_DIR, SKILLS_DIR / "untrusted")
     for service, sent in (("order-service", True), ("payment-service", False)):
         question = f"Chart the {service} error trend since last night."
-        run = run_sync(lambda: run_with_skills(question, skills=library, servers=["charts"], approver=answer,
-                                           elicit=scripted_form({"space": "personal"})))
+        run = run_sync(partial(run_with_skills, question, skills=library, servers=["charts"], approver=answer,
+                               elicit=scripted_form({"space": "personal"})))
         if bool(run.sent) is not sent:
             return (_("in the real run for {service}, the chart was not sent.") if sent
                     else _("in the real run for {service}, the chart was sent.")).format(service=service)
@@ -149,7 +150,7 @@ def check_costs(answer: Any) -> str | None:
         return _("resource_turn {resource_turn!r} is not the first turn whose request carried a tier-3 file.").format(
             resource_turn=answer['resource_turn'])
     totals = upfront_table(run.trace, library).loc["all turns"]
-    saved = int(totals["every SKILL.md up front (tokens)"] - totals["progressive (tokens)"])
+    saved = int(totals["every SKILL.md up front (tokens)"] - totals["progressive (tokens)"])  # type: ignore[arg-type]  # one row's cells
     if answer["saved_tokens"] != saved:
         return (_("saved_tokens {saved_tokens!r} is not the difference of the two 'all turns' totals; take "
                   "both numbers from the table, do not type them.").format(saved_tokens=answer['saved_tokens']))
