@@ -16,6 +16,7 @@ $(STAMP): requirements.txt pyproject.toml Makefile
 	$(UV) --compile-bytecode -r requirements.txt
 	$(UV) --no-deps -e .
 	$(PY) -m labkit._warm_kernels
+	$(PY) -m labkit._lab_edition
 	touch $(STAMP)
 
 # The lab's JupyterLab settings (no news pop-ups; notebooks before other files), where JupyterLab reads
@@ -31,11 +32,13 @@ env: $(STAMP) $(LAB_SETTINGS)
 # Root (as in containers) must say so to Jupyter; everyone else gets the plain command.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-# `make lab LANG=zh_CN` (or a Chinese locale) opens the Chinese edition.
+# `make lab LANG=zh_CN` (or a Chinese locale) opens the Chinese edition, JupyterLab's menus in Chinese too.
 START := $(if $(filter zh%,$(LANG)),zh-CN/notebooks/00_start_here.ipynb,notebooks/00_start_here.ipynb)
 
+# The server's root is the repo (lessons and solutions in its file browser); the URL it opens and prints opens
+# lesson 00 through the lab's server extension, which sets JupyterLab's language to the edition's (labkit/_lab_edition.py).
 lab: $(STAMP) $(LAB_SETTINGS)
-	$(VENV)/bin/jupyter lab $(ROOT_FLAG) $(START)
+	$(VENV)/bin/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. --LabApp.default_url=/labkit/open/$(START)
 
 # The tests (two halves) and the notebooks (English, Chinese) as four pytest runs side by side; each prints
 # its command. `make test SUITES="notebooks notebooks-zh-CN"` runs only the suites named; CI adds `browser`.

@@ -9,6 +9,7 @@ WORK=$(mktemp -d -t binder-check.XXXXXX)
 trap 'kill "${LAB_PID:-}" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 fail() { echo "binder check FAILED: $*" >&2; exit 1; }
 step() { echo "== $*"; }
+scaled() { python3 "$REPO/labkit/_time_limits.py" "$1"; }  # a limit times LABKIT_TIME_SCALE, as the lab's own
 
 step "repo2docker --no-build (in a throwaway venv, not in requirements.txt)"
 make -s env  # a no-op when current: its uv installs the throwaway venvs below
@@ -80,7 +81,7 @@ export JUPYTERLAB_SETTINGS_DIR="$WORK/jupyter/settings" JUPYTERLAB_WORKSPACES_DI
   --ServerApp.root_dir="$WORK/repo" --ServerApp.disable_check_xsrf=True >"$WORK/lab.log" 2>&1 &
 LAB_PID=$!
 settings=""
-for _ in $(seq 60); do
+for _ in $(seq "$(scaled 60)"); do
   settings=$(curl -sf "http://127.0.0.1:$port/lab/api/settings/@jupyterlab/apputils-extension:notification" || true)
   [ -n "$settings" ] && break
   sleep 1
@@ -100,7 +101,7 @@ name = spec['metadata'].get('kernel_provisioner', {}).get('provisioner_name')
 print(f'the python3 kernel spec names the provisioner {name!r}')
 sys.exit(0 if name == 'labkit-warm-kernel' else 1)" || fail "the python3 kernel spec names no provisioner of the lab's"
 forked=""
-for _ in $(seq 30); do  # the first launch starts the warm Pythons beside its kernel: a later one is forked
+for _ in $(seq "$(scaled 30)"); do  # the first launch starts the warm Pythons beside its kernel: a later one is forked
   id=$(curl -sf -X POST "http://127.0.0.1:$port/api/kernels" -d '{"name": "python3"}' \
        | "$WORK/venv/bin/python" -c "import json, sys; print(json.load(sys.stdin)['id'])")
   kernel=""
@@ -110,7 +111,7 @@ for _ in $(seq 30); do  # the first launch starts the warm Pythons beside its ke
   case "$parent" in *_warm_python.py*) forked=$kernel; break ;; esac
   sleep 1
 done
-[ -n "$forked" ] || fail "no python3 kernel was forked by the lab's warm Python within 30 launches"
+[ -n "$forked" ] || fail "no python3 kernel was forked by the lab's warm Python within $(scaled 30) launches"
 echo "kernel $forked was forked by: $parent"
 
 step "each Binder badge of README.md opens a notebook that exists"

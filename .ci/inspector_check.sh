@@ -16,9 +16,10 @@ cd "$(dirname "$0")/.."
 
 PYTHON="${PYTHON:-.venv/bin/python}"
 INSPECTOR_VERSION="${INSPECTOR_VERSION:-2.12.0}"
-INSPECTOR_TIMEOUT="${INSPECTOR_TIMEOUT:-60}"
+# Every limit is scaled by LABKIT_TIME_SCALE (labkit/_time_limits.py), as the lab's own are.
+INSPECTOR_TIMEOUT="${INSPECTOR_TIMEOUT:-$(python3 labkit/_time_limits.py 60)}"
 # The Inspector's own connect limit is 15 s: CI runs this beside the test suites, where a cold start takes longer.
-INSPECTOR_CONNECT_MS="${INSPECTOR_CONNECT_MS:-45000}"
+INSPECTOR_CONNECT_MS="${INSPECTOR_CONNECT_MS:-$(python3 labkit/_time_limits.py 45000)}"
 INSPECTOR_HOME="${LABKIT_NPM_CACHE:-$HOME/.cache/labkit-npm}/inspector"
 DATA_DIR="$(mktemp -d)"
 ERRORS="$(mktemp)"
@@ -84,7 +85,7 @@ check_http() {
 port=$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 LABKIT_DATA_DIR="$DATA_DIR" PYTHONPATH="$PWD" "$PYTHON" -m servers.charts --http --port "$port" >/dev/null 2>&1 &
 HTTP_PID=$!
-for _ in $(seq 100); do (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq "$(python3 labkit/_time_limits.py 100)"); do (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
 
 # What a client that cannot show a form gets from charts: each era's way of saying so.
 declare -A CANNOT_ASK=([legacy]='isError:cannot answer the question' [modern]="error:$MISSING_CAPABILITY")

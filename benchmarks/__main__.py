@@ -45,11 +45,23 @@ class Plan:
 
 
 FULL = Plan(
-    tracing_samples=200, tracing_warmup=20, model_samples=200, canonical_runs=4, process_runs=5, scales=(1, 10, 50), course=True,
+    tracing_samples=200,
+    tracing_warmup=20,
+    model_samples=200,
+    canonical_runs=4,
+    process_runs=5,
+    scales=(1, 10, 50),
+    course=True,
     budget_s=270,
 )
 QUICK = Plan(
-    tracing_samples=80, tracing_warmup=10, model_samples=100, canonical_runs=2, process_runs=2, scales=(1, 10), course=False,
+    tracing_samples=80,
+    tracing_warmup=10,
+    model_samples=100,
+    canonical_runs=2,
+    process_runs=2,
+    scales=(1, 10),
+    course=False,
     budget_s=60,
 )
 
@@ -59,9 +71,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer samples, no course run (about a minute)")
     parser.add_argument("--setup", action="store_true", help="also time a fresh clone to first trace (slow)")
     parser.add_argument("--only", nargs="+", choices=SECTIONS, help="run just these sections")
-    parser.add_argument("--budget", type=float, metavar="SECONDS",
-                        help="time budget of the whole run; the course gets what is left (0: no budget, "
-                             f"every notebook runs; default {FULL.budget_s:.0f})")
+    parser.add_argument(
+        "--budget",
+        type=float,
+        metavar="SECONDS",
+        help="time budget of the whole run; the course gets what is left (0: no budget, "
+        f"every notebook runs; default {FULL.budget_s:.0f})",
+    )
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "benchmarks" / "results" / "latest.json")
     options = parser.parse_args(argv)
     plan = QUICK if options.quick else FULL
@@ -85,9 +101,11 @@ def main(argv: list[str] | None = None) -> int:
     results["machine"]["load_average_at_end"] = machine_facts()["load_average_1_5_15"]
 
     facts = results["machine"]
-    print(f"benchmarks ({results['mode']}, {results['seconds']:.0f} s) on {facts['cpus']} CPUs, "
-          f"load {facts['load_average_1_5_15'][0] if facts['load_average_1_5_15'] else '?'} at start; "
-          f"mcp {facts['versions']['mcp']}, Python {facts['python']}")
+    print(
+        f"benchmarks ({results['mode']}, {results['seconds']:.0f} s) on {facts['cpus']} CPUs, "
+        f"load {facts['load_average_1_5_15'][0] if facts['load_average_1_5_15'] else '?'} at start; "
+        f"mcp {facts['versions']['mcp']}, Python {facts['python']}"
+    )
     print(table(rows_for(results)))
     print(f"\nresults: {write_json(results, options.out)}")
     return 1 if any("error" in results[s] for s in chosen) else 0

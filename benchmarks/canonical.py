@@ -89,8 +89,14 @@ def mcp_calls(trace: Trace) -> list[dict[str, Any]]:
     rows = []
     events = list(trace)
     for (start, end), request in zip(_mcp_intervals(events), _mcp_requests(events), strict=True):
-        rows.append({"server": request.meta.get("server"), "name": request.name, "t": round(start, 3),
-                     "ms": round((end - start) * 1000, 1)})
+        rows.append(
+            {
+                "server": request.meta.get("server"),
+                "name": request.name,
+                "t": round(start, 3),
+                "ms": round((end - start) * 1000, 1),
+            }
+        )
     return rows
 
 
@@ -104,8 +110,15 @@ def _answered(events: list[Event], request: Event) -> bool:
 
 def _reply(events: list[Event], request: Event) -> Event | None:
     return next(
-        (e for e in events if e.seq > request.seq and e.src == "server" and e.ref == request.ref
-         and e.kind in ("jsonrpc.response", "jsonrpc.error") and e.meta.get("server") == request.meta.get("server")),
+        (
+            e
+            for e in events
+            if e.seq > request.seq
+            and e.src == "server"
+            and e.ref == request.ref
+            and e.kind in ("jsonrpc.response", "jsonrpc.error")
+            and e.meta.get("server") == request.meta.get("server")
+        ),
         None,
     )
 

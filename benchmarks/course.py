@@ -82,7 +82,10 @@ def _execute(path: Path, kernel_log: Any, deadline: float | None) -> dict[str, A
             raise _BudgetSpent(cell_index)
 
     client = NotebookClient(
-        notebook, timeout=_TIMEOUT_PER_CELL, kernel_name="python3", record_timing=True,
+        notebook,
+        timeout=_TIMEOUT_PER_CELL,
+        kernel_name="python3",
+        record_timing=True,
         resources={"metadata": {"path": str(path.parent)}},
         # Stopped as nbval stops it after its last cell: a graceful shutdown hits a race in ipykernel 7.4 about one
         # time in five (its control thread waits on an IOPub flush after the main thread stopped the IOPub thread),

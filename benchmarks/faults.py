@@ -14,6 +14,7 @@ import anyio
 import psutil
 
 from labkit.host import ServerStartError
+from tests.failure_cases import CASES as EXPLAINED_CASES
 from tests.fault_cases import CASES, LIMIT, Replay
 from tests.leftovers import SESSION_MARK, our_processes
 
@@ -21,14 +22,15 @@ __all__ = ["measure_faults", "outcome_of"]
 
 _SETTLE_S = 10.0
 """How long a case's processes get to exit after it returns before they count as left (as in tests/conftest.py)."""
-_SHOWN_CHARS = 150
+_SHOWN_CHARS = 220
 
 
 def measure_faults(settle_s: float = _SETTLE_S) -> dict[str, Any]:
-    """Replay every case in order, each under its hang guard, counting the processes it left (then ending them)."""
+    """Replay every case in order (issue 18's, then issue 36's), each under its hang guard, counting the processes it
+    left (then ending them)."""
     os.environ.setdefault(SESSION_MARK, uuid.uuid4().hex)
     cases = []
-    for name, case in CASES.items():
+    for name, case in {**CASES, **EXPLAINED_CASES}.items():
         before = set(our_processes())
         with tempfile.TemporaryDirectory(prefix="labkit-fault-") as folder:
             started = time.monotonic()
@@ -39,8 +41,9 @@ def measure_faults(settle_s: float = _SETTLE_S) -> dict[str, Any]:
                 replay, outcome = Replay(), f"CASE FAILED: {_first_line(error)}"
             seconds = time.monotonic() - started
         left = _left(before, replay.servers, settle_s)
-        cases.append({"case": name, "outcome": outcome, "seconds": round(seconds, 2), "processes_left": len(left),
-                      "left": left})
+        cases.append(
+            {"case": name, "outcome": outcome, "seconds": round(seconds, 2), "processes_left": len(left), "left": left}
+        )
     return {"cases": cases, "load_average_1_5_15": [round(x, 2) for x in os.getloadavg()]}
 
 
@@ -65,15 +68,23 @@ def outcome_of(replay: Replay) -> str:
         return _first_line(replay.error)
     if replay.returncode is not None:
         lines = replay.stderr.strip().splitlines()
-        return f"exit {replay.returncode}" + (f", stderr: {lines[-1]}" if lines else ", stderr empty")
+        said = f", stderr: {lines[-1]}" if lines else ", stderr empty"
+        if replay.stdout:  # a CLI run: whether it printed its table, and what it said on stderr
+            return _shown(f"exit {replay.returncode}, {len(replay.stdout.splitlines())} lines on stdout{said}")
+        return f"exit {replay.returncode}{said}"
+    shown = [e.summary for e in replay.trace.of_kind("server.stderr")] + [
+        e.summary for e in replay.trace.of_kind("host.note") if isinstance(e.payload, dict) and "fix" in e.payload
+    ]
     results = [r for r in replay.results if r.is_error] or replay.results
     restarts = len(replay.trace.of_kind("host.restart"))
     if not results:
         return "no result"
+    learner = f"; to the learner: {shown[0]}" if shown else ""
     if results[0].is_error:
-        return _shown(f"isError ({restarts} restart(s)): {results[0].text.splitlines()[0]}")
+        return _shown(f"isError ({restarts} restart(s)): {results[0].text.splitlines()[0]}{learner}")
     cuts = replay.trace.of_kind("host.truncate")  # a whole result held by the host, cut for the model
-    return _shown(f"ok ({restarts} restart(s)): {cuts[0].summary if cuts else results[0].text.splitlines()[0]}")
+    first = cuts[0].summary if cuts else results[0].text.splitlines()[0]
+    return _shown(f"ok ({restarts} restart(s)): {first}{learner}")
 
 
 def _first_line(error: BaseException) -> str:
@@ -81,7 +92,7 @@ def _first_line(error: BaseException) -> str:
 
 
 def _shown(text: str) -> str:
-    return text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS - 1] + "…"
+    return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
 
 
 def _left(before: set[int], servers: list[int], settle_s: float) -> dict[int, str]:

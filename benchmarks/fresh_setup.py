@@ -105,5 +105,7 @@ def _uncommitted(repo: Path) -> dict[str, int]:
     """Working-tree files a clone does not get: untracked and modified (a clone has HEAD only)."""
     status = _git(repo, "status", "--porcelain") or ""
     lines = status.splitlines()
-    return {"untracked": sum(line.startswith("??") for line in lines),
-            "modified": sum(not line.startswith("??") for line in lines)}
+    return {
+        "untracked": sum(line.startswith("??") for line in lines),
+        "modified": sum(not line.startswith("??") for line in lines),
+    }

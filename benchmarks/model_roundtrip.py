@@ -86,8 +86,11 @@ def _bare_client(provider: str) -> Any:
     """The client `make_client` builds offline, without the `ModelTap` between SDK and simulator."""
     http_client = httpx2.AsyncClient(transport=teaching_transport())
     options: dict[str, Any] = {
-        "api_key": OFFLINE_KEY, "max_retries": 0, "_strict_response_validation": True,
-        "default_headers": {"x-teaching-scenario": "canonical"}, "http_client": http_client,
+        "api_key": OFFLINE_KEY,
+        "max_retries": 0,
+        "_strict_response_validation": True,
+        "default_headers": {"x-teaching-scenario": "canonical"},
+        "http_client": http_client,
     }
     if provider == "anthropic":
         return anthropic.AsyncAnthropic(base_url="http://teaching-model.invalid", **options)

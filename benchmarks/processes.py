@@ -46,7 +46,10 @@ async def measure_processes(samples: int, timeout_s: float = 180.0) -> dict[str,
         subject_s, baseline_s = await time_interleaved(probes, samples, warmup=1)
         comparison = compare(baseline_s, subject_s)
         results[figure] = {
-            "subject": names[0], "baseline": names[1], **comparison.as_dict(), "target_ratio": target,
+            "subject": names[0],
+            "baseline": names[1],
+            **comparison.as_dict(),
+            "target_ratio": target,
             "meets_target": comparison.ratio <= target,
             "samples_s": {names[0]: [round(s, 3) for s in subject_s], names[1]: [round(s, 3) for s in baseline_s]},
         }
@@ -57,6 +60,7 @@ async def measure_processes(samples: int, timeout_s: float = 180.0) -> dict[str,
 
 async def _measure_start(samples: int, timeout_s: float) -> dict[str, Any]:
     """The logs server started over stdio up to its tool list, forked warm against started cold, in this process."""
+
     async def start(warm: bool) -> None:
         os.environ[WARM_START_ENV] = "1" if warm else "0"
         try:
@@ -82,8 +86,9 @@ async def _measure_kernel(samples: int, timeout_s: float) -> dict[str, Any]:
     def lesson(warm: bool) -> None:
         os.environ[WARM_START_ENV] = "1" if warm else "0"
         try:
-            manager, client = start_new_kernel(kernel_name="python3", cwd=str(_LESSON.parent),
-                                               startup_timeout=timeout_s)
+            manager, client = start_new_kernel(
+                kernel_name="python3", cwd=str(_LESSON.parent), startup_timeout=timeout_s
+            )
             try:
                 reply = client.execute_interactive(setup, timeout=timeout_s, output_hook=lambda _: None)
                 assert reply["content"]["status"] == "ok", reply["content"]
@@ -96,16 +101,23 @@ async def _measure_kernel(samples: int, timeout_s: float) -> dict[str, Any]:
     await anyio.to_thread.run_sync(lesson, True)  # the first launch starts the warm Pythons, as a lesson's first kernel
     if not await anyio.to_thread.run_sync(_warm_kernels.wait_until_ready, timeout_s):
         return {"skipped": "Jupyter's warm Pythons did not start here (not Linux, or LABKIT_WARM_START=0)"}
-    warm_s, cold_s = await time_interleaved([lambda: anyio.to_thread.run_sync(lesson, True),
-                                             lambda: anyio.to_thread.run_sync(lesson, False)], samples, warmup=1)
+    warm_s, cold_s = await time_interleaved(
+        [lambda: anyio.to_thread.run_sync(lesson, True), lambda: anyio.to_thread.run_sync(lesson, False)],
+        samples,
+        warmup=1,
+    )
     return _warm_against_cold("forked kernel", warm_s, "kernel jupyter_client starts", cold_s, None)
 
 
-def _warm_against_cold(warm: str, warm_s: list[float], cold: str, cold_s: list[float],
-                       target: float | None) -> dict[str, Any]:
+def _warm_against_cold(
+    warm: str, warm_s: list[float], cold: str, cold_s: list[float], target: float | None
+) -> dict[str, Any]:
     comparison = compare(cold_s, warm_s)
     return {
-        "subject": warm, "baseline": cold, **comparison.as_dict(), "target_ratio": target,
+        "subject": warm,
+        "baseline": cold,
+        **comparison.as_dict(),
+        "target_ratio": target,
         "meets_target": None if target is None else comparison.ratio <= target,
         "samples_s": {warm: [round(s, 3) for s in warm_s], cold: [round(s, 3) for s in cold_s]},
     }

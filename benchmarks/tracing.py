@@ -106,8 +106,10 @@ async def _clients(transport: str) -> AsyncIterator[tuple[Client, Client, Client
                 "logs", trace, *_NO_RATE_LIMIT, env=env["traced"], errlog=errlog, server_events=events["traced"]
             )
         else:
-            urls = {role: stack.enter_context(http_server("logs", *_NO_RATE_LIMIT, env=env[role], errlog=errlog))
-                    for role in ("bare", "traced", "control")}
+            urls = {
+                role: stack.enter_context(http_server("logs", *_NO_RATE_LIMIT, env=env[role], errlog=errlog))
+                for role in ("bare", "traced", "control")
+            }
             bare, control = urls["bare"], urls["control"]  # Client(str) is the SDK's plain streamable_http_client
             traced = http_transport(urls["traced"], trace, server="logs", server_events=events["traced"])
         clients = [await stack.enter_async_context(Client(t)) for t in (bare, traced, control)]

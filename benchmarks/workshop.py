@@ -44,13 +44,16 @@ async def measure_workshop(scales: tuple[int, ...] = SCALES, phase_timeout: floa
         errlog = servers.enter_context(tempfile.TemporaryFile(mode="w+"))
         # One after the other, from this thread: a server's supervisor dies with the thread that started it (Linux's
         # parent-death signal follows the thread), so servers started from a pool's threads died with the pool.
-        logs, charts_a, charts_b, stranger = (servers.enter_context(server) for server in (
-            http_server("logs", errlog=errlog),
-            http_server("charts", errlog=errlog),
-            http_server("charts", errlog=errlog),
-            # A replica with its own key: the control that shows the shared key is what makes retries work.
-            http_server("charts", env={"LABKIT_REQUEST_STATE_KEY": os.urandom(32).hex()}, errlog=errlog),
-        ))
+        logs, charts_a, charts_b, stranger = (
+            servers.enter_context(server)
+            for server in (
+                http_server("logs", errlog=errlog),
+                http_server("charts", errlog=errlog),
+                http_server("charts", errlog=errlog),
+                # A replica with its own key: the control that shows the shared key is what makes retries work.
+                http_server("charts", env={"LABKIT_REQUEST_STATE_KEY": os.urandom(32).hex()}, errlog=errlog),
+            )
+        )
         await _warm_up(charts_a, charts_b)
         single = {n: await _configuration(n, phase_timeout, _single_server(logs, charts_a)) for n in scales}
         replicas = {n: await _configuration(n, phase_timeout, _two_replicas(logs, charts_a, charts_b)) for n in scales}
@@ -167,9 +170,14 @@ async def _round_one_here_retry_there(first: Client, second: Client) -> CallTool
     asked = await first.session.call_tool("render_error_trend", ARGUMENTS, allow_input_required=True)
     if not isinstance(asked, InputRequiredResult):
         raise RuntimeError(f"expected input_required from round 1, got {type(asked).__name__}")
-    answers: InputResponses = {key: await _answer(None, request.params) for key, request in (asked.input_requests or {}).items()}
+    answers: InputResponses = {
+        key: await _answer(None, request.params) for key, request in (asked.input_requests or {}).items()
+    }
     result = await second.session.call_tool(
-        "render_error_trend", ARGUMENTS, input_responses=answers, request_state=asked.request_state,
+        "render_error_trend",
+        ARGUMENTS,
+        input_responses=answers,
+        request_state=asked.request_state,
         allow_input_required=True,
     )
     if not isinstance(result, CallToolResult):
@@ -201,8 +209,10 @@ async def _warm_up(url_a: str, url_b: str) -> None:
 
 async def _other_key_rejects(url_a: str, stranger_url: str) -> dict[str, Any]:
     """Round 1 on a replica, retry on a server with a different sealing key: it must refuse."""
-    async with (Client(url_a, elicitation_callback=_answer) as first,
-                Client(stranger_url, elicitation_callback=_answer) as stranger):
+    async with (
+        Client(url_a, elicitation_callback=_answer) as first,
+        Client(stranger_url, elicitation_callback=_answer) as stranger,
+    ):
         await stranger.list_tools()
         try:
             await _round_one_here_retry_there(first, stranger)

@@ -20,6 +20,7 @@ from tornado.httpclient import HTTPClientError, HTTPRequest
 from tornado.websocket import websocket_connect
 
 from classroom import proxy_command
+from labkit._time_limits import scaled
 
 __all__ = ["Hub", "LessonRun", "missing", "tree_pss"]
 
@@ -27,10 +28,10 @@ LAB = Path(__file__).resolve().parents[1]
 CONFIG = Path(__file__).with_name("jupyterhub_config.py")
 # How long a hub, a learner's server and one lesson cell may take. A room on shared CPUs is slow, not dead:
 # every limit scales with LABKIT_TIME_SCALE, as the lab's own limits do.
-_SCALE = float(os.environ.get("LABKIT_TIME_SCALE", "1") or 1)
-_HUB_UP_S = 60 * _SCALE
-_SERVER_UP_S = 120 * _SCALE
-_CELL_S = 300 * _SCALE
+_HUB_UP_S = scaled(60)
+_SERVER_UP_S = scaled(120)
+_CELL_S = scaled(300)
+_REQUEST_S = scaled(60)
 _ADMIN_TOKEN = uuid.uuid4().hex
 
 
@@ -125,7 +126,7 @@ class Hub:
         self._env = {"LABKIT_SCRIPTED_USER": "1", **(extra_env or {})}
         self._process: subprocess.Popen[bytes] | None = None
         self._api = httpx.AsyncClient(
-            base_url=f"{self.url}/hub/api", headers={"Authorization": f"token {_ADMIN_TOKEN}"}, timeout=30 * _SCALE
+            base_url=f"{self.url}/hub/api", headers={"Authorization": f"token {_ADMIN_TOKEN}"}, timeout=_REQUEST_S
         )
 
     def _config(self) -> Path:
@@ -183,7 +184,7 @@ class Hub:
         if self._process and self._process.poll() is None:
             self._process.send_signal(signal.SIGTERM)  # the hub stops every learner's server (cleanup_servers)
             try:
-                self._process.wait(timeout=60 * _SCALE)
+                self._process.wait(timeout=_REQUEST_S)
             except subprocess.TimeoutExpired:
                 os.killpg(self._process.pid, signal.SIGKILL)
                 self._process.wait()
@@ -261,7 +262,7 @@ class Hub:
         headers = {"Authorization": f"token {token}"}
         base = f"{self.url}/user/{name}/api"
         cells = json.loads((LAB / notebook).read_text())["cells"]
-        async with httpx.AsyncClient(headers=headers, timeout=60 * _SCALE) as api:
+        async with httpx.AsyncClient(headers=headers, timeout=_REQUEST_S) as api:
             session = await api.post(
                 f"{base}/sessions",
                 json={"path": path, "type": "notebook", "name": Path(path).name, "kernel": {"name": "python3"}},
@@ -283,9 +284,8 @@ class Hub:
                     await api.delete(f"{base}/sessions/{session.json()['id']}")
 
     async def _execute(self, run: LessonRun, url: str, headers: dict[str, str], sources: list[str]) -> None:
-        limit = 60 * _SCALE
         channel = await websocket_connect(
-            HTTPRequest(url, headers=headers, connect_timeout=limit, request_timeout=limit)
+            HTTPRequest(url, headers=headers, connect_timeout=_REQUEST_S, request_timeout=_REQUEST_S)
         )
         session = uuid.uuid4().hex
         try:

@@ -27,7 +27,9 @@ import anyio  # noqa: E402
 from anyio.abc import TaskStatus  # noqa: E402
 
 from ._i18n import N_, _  # noqa: E402
-from .host import ENV_VAR, ERAS, select_model  # noqa: E402
+from .host import ENV_VAR, ERAS, ServerStartError, select_model  # noqa: E402
+from .host._spec import DATA_DIR_ENV  # noqa: E402
+from .host._writable import data_folder, unwritable  # noqa: E402
 from .lessons import SCENARIO_NAMES, run_scenario  # noqa: E402
 from .trace import SIMULATED_MODEL, save_png, sequence_diagram, steps_table, table  # noqa: E402
 
@@ -47,20 +49,55 @@ def main(argv: list[str] | None = None) -> int:
     run = commands.add_parser("run", help=_("run a scenario against the real servers"))
     run.add_argument("scenario", choices=SCENARIO_NAMES)
     run.add_argument("--era", choices=sorted(ERAS), default="2026-07-28", help=_("MCP protocol era"))
-    run.add_argument("--api", choices=["anthropic", "chat", "responses"],
-                     help=_("model API (default: the one LABKIT_MODEL's provider speaks, else anthropic)"))
+    run.add_argument(
+        "--api",
+        choices=["anthropic", "chat", "responses"],
+        help=_("model API (default: the one LABKIT_MODEL's provider speaks, else anthropic)"),
+    )
     run.add_argument("--http", action="store_true", help=_("reach the servers over Streamable HTTP, not stdio"))
     run.add_argument("--json", action="store_true", help=_("print one JSON object instead of tables"))
     run.add_argument("--out", type=Path, default=Path("out"), help=_("folder for the diagram files (default: out)"))
     options = parser.parse_args(argv)
     if options.out.exists() and not options.out.is_dir():
-        parser.error(_("--out {out} is a file: name a folder for the diagram files (created if missing)").format(
-            out=options.out))
+        parser.error(
+            _("--out {out} is a file: name a folder for the diagram files (created if missing)").format(out=options.out)
+        )
     try:
         options.api = _api_for_the_model(options.api)
     except ValueError as error:
         parser.error(str(error))
-    return anyio.run(_run_until_signalled, options)
+    if (stuck := unwritable(data_folder())) is not None:
+        message = _(
+            "labkit: the lab's data folder {folder} cannot be written ({stuck} is read-only or not yours): "
+            "set {variable} to a folder you can write, e.g. {variable}=$(mktemp -d)"
+        )
+        parser.exit(2, message.format(folder=data_folder(), stuck=stuck, variable=DATA_DIR_ENV) + "\n")
+    if not options.json and (stuck := unwritable(options.out)) is not None:
+        warning = _(
+            "labkit: {out} cannot be written ({stuck} is read-only or not yours): the tables are printed, the "
+            "diagram is not saved; name another folder with --out"
+        )
+        print(warning.format(out=options.out, stuck=stuck), file=sys.stderr)
+        options.out = None
+    try:
+        return anyio.run(_run_until_signalled, options)
+    except Exception as error:
+        # A server that could not start says why in its message (which server, its stderr, a busy machine): that is
+        # the whole story, so it is printed without the traceback of the host's task groups.
+        starts = _only(error, ServerStartError)
+        if not starts:
+            raise
+        for start in starts:
+            print(_("labkit: {error}").format(error=start), file=sys.stderr)
+        return 1
+
+
+def _only(error: BaseException, kind: type[Exception]) -> list[BaseException]:
+    """The errors of `kind` that make up `error` (itself, or every leaf of its exception groups); none if any is not."""
+    if isinstance(error, BaseExceptionGroup):
+        found = [_only(inner, kind) for inner in error.exceptions]
+        return [leaf for leaves in found for leaf in leaves] if all(found) else []
+    return [error] if isinstance(error, kind) else []
 
 
 def _api_for_the_model(asked: str | None) -> str:
@@ -70,10 +107,18 @@ def _api_for_the_model(asked: str | None) -> str:
     if asked is None:
         return speaks[0]
     if selection.live and asked not in speaks:
-        raise ValueError(_("{variable}={value} picks the {provider} provider, which --api {asked} cannot reach: "
-                           "use --api {speaks}, or unset {variable}").format(
-            variable=ENV_VAR, value=os.environ[ENV_VAR], provider=selection.provider, asked=asked,
-            speaks=" or --api ".join(speaks)))
+        raise ValueError(
+            _(
+                "{variable}={value} picks the {provider} provider, which --api {asked} cannot reach: "
+                "use --api {speaks}, or unset {variable}"
+            ).format(
+                variable=ENV_VAR,
+                value=os.environ[ENV_VAR],
+                provider=selection.provider,
+                asked=asked,
+                speaks=" or --api ".join(speaks),
+            )
+        )
     return asked
 
 
@@ -115,22 +160,29 @@ async def _run(options: argparse.Namespace) -> bool:
     if options.json:
         print(json.dumps(outcome.as_json(), ensure_ascii=False))
         return outcome.result.delivered
-    stem = options.out / f"{options.scenario}-{options.era}"
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    sequence_diagram(outcome.trace).save(str(stem.with_suffix(".mmd")))
-    save_png(outcome.trace, stem.with_suffix(".png"))
     source = _("simulated") if outcome.model == SIMULATED_MODEL else _("from {variable}").format(variable=ENV_VAR)
-    print(_("scenario {scenario} · era {era} · {api} API · model {model} ({source})").format(
-        scenario=outcome.scenario, era=outcome.era, api=options.api, model=outcome.model, source=source))
+    print(
+        _("scenario {scenario} · era {era} · {api} API · model {model} ({source})").format(
+            scenario=outcome.scenario, era=outcome.era, api=options.api, model=outcome.model, source=source
+        )
+    )
     print(table(outcome.trace).to_string(max_colwidth=70))
     print()
     print(steps_table(outcome.steps).to_string(max_colwidth=90))
     print()
     counts = ", ".join(f"{actor} {n}" for actor, n in outcome.counts.items())
     print(_("{n} steps: {counts}").format(n=len(outcome.steps), counts=counts))
-    print(_("result: {reason} after {rounds} model round(s), {seconds:.2f} s").format(
-        reason=outcome.result.reason, rounds=outcome.result.rounds, seconds=outcome.seconds))
-    print(_("diagram: {mmd} and {png}").format(mmd=stem.with_suffix(".mmd"), png=stem.with_suffix(".png")))
+    print(
+        _("result: {reason} after {rounds} model round(s), {seconds:.2f} s").format(
+            reason=outcome.result.reason, rounds=outcome.result.rounds, seconds=outcome.seconds
+        )
+    )
+    if options.out is not None:
+        stem = options.out / f"{options.scenario}-{options.era}"
+        stem.parent.mkdir(parents=True, exist_ok=True)
+        sequence_diagram(outcome.trace).save(str(stem.with_suffix(".mmd")))
+        save_png(outcome.trace, stem.with_suffix(".png"))
+        print(_("diagram: {mmd} and {png}").format(mmd=stem.with_suffix(".mmd"), png=stem.with_suffix(".png")))
     return outcome.result.delivered
 
 

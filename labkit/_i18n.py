@@ -17,8 +17,16 @@ __all__ = ["LANGUAGES", "N_", "_", "folder_language", "in_language", "language",
 LANGUAGES = ("en", "zh_CN")
 DOMAIN = "labkit"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
-_ALIASES = {"en": "en", "en_us": "en", "en_gb": "en", "c": "en", "zh": "zh_CN", "zh_cn": "zh_CN",
-            "zh_hans": "zh_CN", "zh_hans_cn": "zh_CN"}
+_ALIASES = {
+    "en": "en",
+    "en_us": "en",
+    "en_gb": "en",
+    "c": "en",
+    "zh": "zh_CN",
+    "zh_cn": "zh_CN",
+    "zh_hans": "zh_CN",
+    "zh_hans_cn": "zh_CN",
+}
 # The generated Chinese notebooks live in zh-CN/notebooks/ and zh-CN/solutions/; a kernel starts in its own folder.
 _CHINESE_FOLDER = "zh-CN"
 

@@ -26,15 +26,34 @@ from jupyter_client.provisioning import LocalProvisioner
 from ._warm import LENT_ENV, SERVERS_FIRST, SERVERS_WHEN_IDLE, Forked, WarmPython, fork, servers_env, warm_starts
 
 __all__ = [
-    "PRELOADED", "PROVISIONER", "WarmKernelProvisioner", "install_kernel_spec", "wait_until_ready", "warm_python_pids",
+    "PRELOADED",
+    "PROVISIONER",
+    "WarmKernelProvisioner",
+    "install_kernel_spec",
+    "wait_until_ready",
+    "warm_python_pids",
 ]
 
 PROVISIONER = "labkit-warm-kernel"
 """The provisioner's name in the kernel spec: an entry point of the lab's package (`pyproject.toml`)."""
 PRELOADED = (
-    "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "ipykernel.debugger",
-    "numpy", "matplotlib", "matplotlib.figure", "matplotlib.backends.backend_agg", "PIL.Image",
-    "anthropic", "openai", "httpx2", "yaml", "psutil", *SERVERS_FIRST, "mcp.client.stdio", "mcp.client.streamable_http",
+    "ipykernel.kernelapp",
+    "ipykernel.ipkernel",
+    "ipykernel.zmqshell",
+    "ipykernel.debugger",
+    "numpy",
+    "matplotlib",
+    "matplotlib.figure",
+    "matplotlib.backends.backend_agg",
+    "PIL.Image",
+    "anthropic",
+    "openai",
+    "httpx2",
+    "yaml",
+    "psutil",
+    *SERVERS_FIRST,
+    "mcp.client.stdio",
+    "mcp.client.streamable_http",
 )
 """What a kernel imports before it runs a cell, and what a lesson's kernel imports after. Never a module that looks at
 the running IPython when imported: not pandas (a kernel's display options differ from a terminal's), ipywidgets or
@@ -53,7 +72,9 @@ class _WarmPythons:
 
     def __init__(self, env: dict[str, str]) -> None:
         self.env = env
-        self.kernels = WarmPython(PRELOADED, env={**env, "MPLBACKEND": env.get("MPLBACKEND") or _INLINE_BACKEND})
+        self.kernels = WarmPython(
+            PRELOADED, env={**env, "MPLBACKEND": env.get("MPLBACKEND") or _INLINE_BACKEND}, kept=True
+        )
         self.servers = WarmPython((*SERVERS_FIRST, *SERVERS_WHEN_IDLE), env=servers_env(env))
 
     def ready(self) -> bool:
@@ -63,8 +84,7 @@ class _WarmPythons:
         """Whether one of them ended after both had said they were ready (then new ones serve the launches to come;
         ones that end before are not started again: their launches start as jupyter_client starts them)."""
         pythons = (self.kernels, self.servers)
-        return all(python.said_ready for python in pythons) and any(python.process.poll() is not None
-                                                                     for python in pythons)
+        return all(python.said_ready for python in pythons) and not all(python.running() for python in pythons)
 
 
 _by_environment: dict[frozenset[tuple[str, str]], _WarmPythons] = {}
@@ -74,8 +94,13 @@ def _fork_kernel(cmd: list[str], kwargs: dict[str, Any]) -> Forked | None:
     """The kernel `cmd` names, forked by the warm Python of its environment if that can serve it; else None (and
     warm Pythons started for that environment, for the launches to come)."""
     cwd = str(kwargs.get("cwd") or os.getcwd())
-    if not warm_starts() or cmd[:3] != [sys.executable, "-m", _LAUNCHER] or kwargs.get("independent") \
-            or not Path(cwd).is_dir() or _shadowed(Path(cwd)):  # a missing folder: jupyter_client's own error
+    if (
+        not warm_starts()
+        or cmd[:3] != [sys.executable, "-m", _LAUNCHER]
+        or kwargs.get("independent")
+        or not Path(cwd).is_dir()
+        or _shadowed(Path(cwd))
+    ):  # a missing folder: jupyter_client's own error
         return None
     env = dict(kwargs.get("env") or os.environ)
     env["JPY_PARENT_PID"] = str(os.getpid())  # as jupyter_client's launcher sets it: ipykernel reads it at import
@@ -101,8 +126,13 @@ def _fork_kernel(cmd: list[str], kwargs: dict[str, Any]) -> Forked | None:
 
 def warm_python_pids() -> set[int]:
     """The pids of this process's warm Pythons for kernels and their servers: they serve every launch until we exit."""
-    return {python.pid for warm in _by_environment.values() for python in (warm.kernels, warm.servers)
-            if python.process.poll() is None}
+    return {
+        pid
+        for warm in _by_environment.values()
+        for python in (warm.kernels, warm.servers)
+        if python.process.poll() is None
+        for pid in python.pids
+    }
 
 
 def wait_until_ready(timeout: float) -> bool:
@@ -121,7 +151,8 @@ def _shadowed(folder: Path) -> bool:
     ahead (a `numpy.py` beside the notebook), or matplotlib would read the folder's `matplotlibrc`."""
     names = {module.partition(".")[0] for module in PRELOADED}
     return (folder / "matplotlibrc").exists() or any(
-        (folder / f"{name}.py").exists() or (folder / name / "__init__.py").exists() for name in names)
+        (folder / f"{name}.py").exists() or (folder / name / "__init__.py").exists() for name in names
+    )
 
 
 def _fd(stream: Any, default: int) -> int:
@@ -151,8 +182,9 @@ def install_kernel_spec(prefix: str = sys.prefix) -> str:
     from jupyter_client.kernelspec import KernelSpecManager
 
     metadata = {**get_kernel_dict()["metadata"], "kernel_provisioner": {"provisioner_name": PROVISIONER, "config": {}}}
-    return KernelSpecManager().install_kernel_spec(write_kernel_spec(overrides={"metadata": metadata}), "python3",
-                                                   prefix=prefix)
+    return KernelSpecManager().install_kernel_spec(
+        write_kernel_spec(overrides={"metadata": metadata}), "python3", prefix=prefix
+    )
 
 
 if __name__ == "__main__":

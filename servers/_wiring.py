@@ -7,7 +7,8 @@ import inspect
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from mcp.server.caching import CacheHint
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer, RequestStateSecurity
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INVALID_PARAMS,
@@ -28,7 +30,10 @@ from mcp_types import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from labkit._i18n import _
+from servers.i18n import _
+from servers.systems._sqlite import StoreUnavailable
+
+from ._protected import RESOURCE_URL_ENV, auth_options, scoped_tools
 
 __all__ = [
     "DATA_DIR_ENV",
@@ -41,6 +46,7 @@ __all__ = [
     "caller_name",
     "data_dir",
     "declares_form_elicitation",
+    "foreseen_failures",
     "missing_form_elicitation",
     "new_server",
     "run",
@@ -65,6 +71,16 @@ def data_dir() -> Path:
     folder = Path(os.environ.get(DATA_DIR_ENV) or _REPO_ROOT / "data")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+@contextmanager
+def foreseen_failures() -> Iterator[None]:
+    """A business system the server cannot read (damaged, locked, on a full disk) as a ToolError in plain words: the
+    model and the learner read why, instead of the SDK's bare "Error executing tool" for a crash."""
+    try:
+        yield
+    except StoreUnavailable as error:
+        raise ToolError(str(error)) from None
 
 
 def caller_name(ctx: Context) -> str:
@@ -102,15 +118,19 @@ def missing_form_elicitation(question: str) -> MCPError:
     data = MissingRequiredClientCapabilityErrorData(required_capabilities=required)
     return MCPError(
         code=MISSING_REQUIRED_CLIENT_CAPABILITY,
-        message=_("the client did not declare the form elicitation capability this call needs to ask: {question}").format(
-            question=question),
+        message=_(
+            "the client did not declare the form elicitation capability this call needs to ask: {question}"
+        ).format(question=question),
         data=data.model_dump(by_alias=True, mode="json", exclude_none=True),
     )
 
 
-def new_server(name: str, instructions: str) -> MCPServer:
+def new_server(name: str, instructions: str, *, tools_change: bool = False) -> MCPServer:
     """An `MCPServer` with the lab's policies: the spec's error codes, cacheable tool lists, WARNING logs,
     shared sealing keys, and no list-change subscriptions (the lists never change, so none are promised).
+
+    A server whose tools do change (`tools_change=True`) offers `subscriptions/listen` instead, and its
+    lists are not to be cached: a client learns of a change from the listen stream, not from a timer.
     """
     server = _LabServer(
         name,
@@ -118,9 +138,12 @@ def new_server(name: str, instructions: str) -> MCPServer:
         instructions=instructions,
         log_level="WARNING",
         request_state_security=_request_state_security(),
-        cache_hints={"tools/list": CacheHint(ttl_ms=TOOLS_LIST_TTL_MS)},
-        subscriptions=False,
+        cache_hints=None if tools_change else {"tools/list": CacheHint(ttl_ms=TOOLS_LIST_TTL_MS)},
+        subscriptions=None if tools_change else False,
+        **auth_options(),
     )
+    if server.settings.auth is not None:
+        server.middleware.append(scoped_tools(server))
     server.middleware.append(_spec_error_codes(server))
     server.middleware.append(_result_cap)
     return server
@@ -141,6 +164,8 @@ def run(
         add_flags(parser)
     options = vars(parser.parse_args())
     http, port = options.pop("http"), options.pop("port")
+    if http:
+        os.environ.setdefault(RESOURCE_URL_ENV, f"http://127.0.0.1:{port}/mcp")  # the audience its tokens must name
     server = build_server(**options)
     if http:
         server.run("streamable-http", host="127.0.0.1", port=port)
@@ -222,7 +247,9 @@ async def _result_cap(ctx: ServerRequestContext[Any], call_next: CallNext) -> Ha
     if size <= cap:
         return result
     tool = (ctx.params or {}).get("name")
-    text = (f"The result of {tool} was {size:,} bytes, over this server's cap of {cap:,} bytes "
-            f"({MAX_RESULT_BYTES_ENV}); it was not sent. Ask for less (a narrower range, fewer rows).")
+    text = (
+        f"The result of {tool} was {size:,} bytes, over this server's cap of {cap:,} bytes "
+        f"({MAX_RESULT_BYTES_ENV}); it was not sent. Ask for less (a narrower range, fewer rows)."
+    )
     capped = CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
     return capped.model_dump(by_alias=True, mode="json", exclude_none=True)

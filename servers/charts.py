@@ -28,7 +28,14 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, Field, ValidationError
 
 from servers._report import report
-from servers._wiring import data_dir, declares_form_elicitation, missing_form_elicitation, new_server, run
+from servers._wiring import (
+    data_dir,
+    declares_form_elicitation,
+    foreseen_failures,
+    missing_form_elicitation,
+    new_server,
+    run,
+)
 from servers.i18n import N_, _
 from servers.systems.chart_space import Space, recorded_save, remember_save, save_chart
 from servers.systems.log_store import (
@@ -55,8 +62,11 @@ _BAD_ANSWER = "chart not saved: the answer must pick space 'personal' or 'team'"
 
 class SpaceChoice(BaseModel):
     # Labelled as the class is made: a server's language is set once, by LABKIT_LANG, before it starts.
-    space: Space = Field(default="personal", title=_("Space"),
-                         description=_("personal: only you can see it; team: everyone on the team can"))
+    space: Space = Field(
+        default="personal",
+        title=_("Space"),
+        description=_("personal: only you can see it; team: everyone on the team can"),
+    )
 
 
 class ChartSaved(BaseModel):
@@ -87,8 +97,12 @@ def render_trend_png(service: str, points: list[HourlyCount]) -> bytes:
         axes.set_xticks(range(0, len(points), step), [point.hour[5:].replace("T", "\n") for point in points][::step])
         axes.tick_params(labelsize=7)
         end = datetime.fromisoformat(points[-1].hour) + timedelta(hours=1)
-        axes.set_title(_("{service}: errors per hour, {start} to {end}").format(
-            service=service, start=points[0].hour.replace("T", " "), end=f"{end:%Y-%m-%d %H:%M}"), fontsize=9)
+        axes.set_title(
+            _("{service}: errors per hour, {start} to {end}").format(
+                service=service, start=points[0].hour.replace("T", " "), end=f"{end:%Y-%m-%d %H:%M}"
+            ),
+            fontsize=9,
+        )
         axes.set_xlabel(_("hour starting (local time, UTC+08:00)"), fontsize=8)
         axes.set_ylabel(_("errors"), fontsize=8)
         if busiest is not None:
@@ -172,7 +186,9 @@ def build_server() -> MCPServer:
             start, end = parse_window(since, until)
         except ValueError as error:
             raise ToolError(str(error)) from None
-        if service not in (known := store.services()):
+        with foreseen_failures():
+            known = store.services()
+        if service not in known:
             raise ToolError(f"unknown service {service!r}; known services: {', '.join(known)}")
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             answer = (ctx.input_responses or {}).get(_SPACE_KEY)
@@ -195,7 +211,8 @@ def build_server() -> MCPServer:
             save_key = None
             space = await _ask_space_legacy(ctx)
 
-        points = store.hourly_errors(service, start, end)
+        with foreseen_failures():
+            points = store.hourly_errors(service, start, end)
         png = await anyio.to_thread.run_sync(render_trend_png, service, points)  # keep serving while drawing
         try:
             written = save_chart(data_dir(), space, _chart_name(service, start, end), png)

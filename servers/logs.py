@@ -15,9 +15,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from labkit._i18n import _
 from servers._report import report
-from servers._wiring import caller_name, data_dir, new_server, run
+from servers._wiring import caller_name, data_dir, foreseen_failures, new_server, run
+from servers.i18n import _
 from servers.systems.log_store import (
     SERVICE_HELP,
     SINCE_HELP,
@@ -130,7 +130,8 @@ def build_server(allowed_services: Collection[str] | None = None, rate_limit: in
             start, end = parse_window(since, until)
         except ValueError as error:
             raise ToolError(str(error)) from None
-        known = store.services()
+        with foreseen_failures():
+            known = store.services()
         readable = [name for name in known if allowed_services is None or name in allowed_services]
         if service not in readable:
             problem = f"caller {caller!r} may not read" if service in known else "unknown service"
@@ -141,17 +142,23 @@ def build_server(allowed_services: Collection[str] | None = None, rate_limit: in
             "system",
             "server.query",
             _("input, caller {caller!r} and rate checked; asks the log store for {service} errors {window}").format(
-                caller=caller, service=service, window=window),
+                caller=caller, service=service, window=window
+            ),
             {"service": service, "since": since, "until": until, "caller": caller},
         )
-        found = build_report(store, service, start, end)
+        with foreseen_failures():
+            found = build_report(store, service, start, end)
         report(
             "system",
             "server",
             "system.answer",
             _("log store: {total} {service} errors {window}, peak {peak_hour} ({peak_errors})").format(
-                total=found.total, service=service, window=window, peak_hour=found.peak_hour,
-                peak_errors=found.peak_errors),
+                total=found.total,
+                service=service,
+                window=window,
+                peak_hour=found.peak_hour,
+                peak_errors=found.peak_errors,
+            ),
             {"total": found.total, "peak_hour": found.peak_hour},
         )
         return CallToolResult(

@@ -11,7 +11,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from servers._wiring import data_dir, new_server, run
+from servers._wiring import data_dir, foreseen_failures, new_server, run
 from servers.systems.order_db import STATUSES, Order, OrderDb
 
 __all__ = ["MAX_LIMIT", "ORDER_POLICY", "OrderList", "build_server", "clamp_limit", "weekly_report_prompt"]
@@ -35,6 +35,7 @@ class OrderList(BaseModel):
     limit: int = Field(description=f"The limit actually applied (1 to {MAX_LIMIT})")
     count: int = Field(description="How many orders are listed")
     orders: list[Order] = Field(description="Newest first")
+
 
 _STATUS_HELP = 'One of "pending", "shipped", "delivered", "cancelled", e.g. "pending".'
 
@@ -62,7 +63,9 @@ def build_server() -> MCPServer:
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False))
     def query_orders(
         status: Annotated[str, Field(description=_STATUS_HELP)],
-        limit: Annotated[int, Field(description="How many orders to return, 1 to 50, e.g. 5; outside is clamped.")] = 10,
+        limit: Annotated[
+            int, Field(description="How many orders to return, 1 to 50, e.g. 5; outside is clamped.")
+        ] = 10,
     ) -> OrderList:
         """List the newest orders with a given status: order number, customer, amount and creation time.
 
@@ -74,7 +77,8 @@ def build_server() -> MCPServer:
         if status not in STATUSES:
             raise ToolError(f"unknown status {status!r}; valid statuses: {', '.join(STATUSES)}")
         applied = clamp_limit(limit)
-        found = orders.by_status(status, applied)
+        with foreseen_failures():
+            found = orders.by_status(status, applied)
         return OrderList(status=status, limit=applied, count=len(found), orders=found)
 
     @mcp.resource("file://policy/order-policy.md", name="order-policy", mime_type="text/markdown")

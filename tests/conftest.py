@@ -55,7 +55,8 @@ def _no_orphans(request: pytest.FixtureRequest) -> Iterator[None]:
     baseline = set(our_processes())
     yield
     deadline = time.monotonic() + _SETTLE_SECONDS
-    while (left := {pid: cmd for pid, cmd in our_processes().items() if pid not in baseline}) and \
-            time.monotonic() < deadline:
+    while (
+        left := {pid: cmd for pid, cmd in our_processes().items() if pid not in baseline}
+    ) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not left, f"processes left running after the test: {left}"

@@ -28,9 +28,16 @@ def build_server() -> MCPServer:
         import matplotlib
 
         backend = matplotlib.rcParams._get("backend")  # a name, or a marker object: "choose one on first use"
-        return StartedWith(value=os.environ.get(name), cwd=os.getcwd(), argv=sys.argv[1:], pid=os.getpid(),
-                           program=sys.argv[0], main_file=str(sys.modules["__main__"].__file__), path=sys.path,
-                           backend=backend if isinstance(backend, str) else "chosen on first use")
+        return StartedWith(
+            value=os.environ.get(name),
+            cwd=os.getcwd(),
+            argv=sys.argv[1:],
+            pid=os.getpid(),
+            program=sys.argv[0],
+            main_file=str(sys.modules["__main__"].__file__),
+            path=sys.path,
+            backend=backend if isinstance(backend, str) else "chosen on first use",
+        )
 
     @mcp.tool()
     def imported(module: str) -> bool:

@@ -33,8 +33,18 @@ from labkit.host import (
 from labkit.trace import Trace
 
 __all__ = [
-    "CASES", "CHART_ARGS", "FAULTY", "FOREIGN_SERVER", "LIMIT", "MUTE", "NOT_UTF8", "SILENT", "TALKS_THEN_HANGS",
-    "Replay", "foreign", "server_processes",
+    "CASES",
+    "CHART_ARGS",
+    "FAULTY",
+    "FOREIGN_SERVER",
+    "LIMIT",
+    "MUTE",
+    "NOT_UTF8",
+    "SILENT",
+    "TALKS_THEN_HANGS",
+    "Replay",
+    "foreign",
+    "server_processes",
 ]
 
 REPO = Path(__file__).resolve().parents[1]
@@ -58,19 +68,33 @@ HANDSHAKE_ONLY = textwrap.dedent("""
 """)
 MUTE = ServerSpec("silent", command=sys.executable, args=("-c", HANDSHAKE_ONLY))
 # Says what it is doing on stderr, then never answers: what a server stuck loading an index looks like.
-TALKS_THEN_HANGS = ServerSpec("stuck", command=sys.executable, args=("-c", textwrap.dedent("""
+TALKS_THEN_HANGS = ServerSpec(
+    "stuck",
+    command=sys.executable,
+    args=(
+        "-c",
+        textwrap.dedent("""
     import sys
     for n in range(20):
         print(f"loading shard {n} of 20", file=sys.stderr, flush=True)
     sys.stdin.read()
-""")))
+"""),
+    ),
+)
 # Answers every request with bytes that are not UTF-8.
-NOT_UTF8 = ServerSpec("garbled", command=sys.executable, args=("-c", textwrap.dedent("""
+NOT_UTF8 = ServerSpec(
+    "garbled",
+    command=sys.executable,
+    args=(
+        "-c",
+        textwrap.dedent("""
     import sys
     for line in sys.stdin.buffer:
         sys.stdout.buffer.write(b"\\xff\\xfe\\xfd not utf-8\\n")
         sys.stdout.buffer.flush()
-""")))
+"""),
+    ),
+)
 FOREIGN_SERVER = str(Path(__file__).with_name("foreign_server.py"))
 
 
@@ -92,6 +116,15 @@ class Replay:
     """Pids of server processes the case saw, for cases whose servers are not this process's children."""
     returncode: int | None = None
     stderr: str = ""
+    stdout: str = ""
+
+
+def command_line(process: psutil.Process) -> list[str]:
+    """The process's command line, or none if it ended as it was read (a zombie has none to read)."""
+    try:
+        return process.cmdline()
+    except psutil.Error:
+        return []
 
 
 def server_processes(module: str) -> list[psutil.Process]:
@@ -106,8 +139,9 @@ def server_processes(module: str) -> list[psutil.Process]:
     return found
 
 
-async def _calls(spec: ServerSpec, *calls: tuple[str, dict[str, Any]], policy: GatePolicy = FAULTY,
-                 **options: Any) -> Replay:
+async def _calls(
+    spec: ServerSpec, *calls: tuple[str, dict[str, Any]], policy: GatePolicy = FAULTY, **options: Any
+) -> Replay:
     replay = Replay()
     try:
         async with Host(replay.trace, [spec], policy=policy, **options) as host:
@@ -132,8 +166,11 @@ async def dies_between_rounds(transport: str) -> Replay:
             process.wait(5)
         return {"space": "personal"}
 
-    return await _calls(ServerSpec("charts", transport=transport), ("render_error_trend", CHART_ARGS),
-                        elicit=kill_the_server_then_answer)
+    return await _calls(
+        ServerSpec("charts", transport=transport),
+        ("render_error_trend", CHART_ARGS),
+        elicit=kill_the_server_then_answer,
+    )
 
 
 async def restart_inside(enclosure: str) -> Replay:
@@ -238,9 +275,12 @@ def parent_killed() -> Replay:
 def _started_servers(cli: subprocess.Popen) -> list[psutil.Process]:
     """The CLI's logs and charts servers once both are running (the supervisors are not counted)."""
     while cli.poll() is None:
-        servers = [child for child in psutil.Process(cli.pid).children(recursive=True)
-                   if any(arg.startswith("servers.") for arg in child.cmdline())
-                   and "_supervisor.py" not in " ".join(child.cmdline())]
+        servers = [
+            child
+            for child in psutil.Process(cli.pid).children(recursive=True)
+            if any(arg.startswith("servers.") for arg in command_line(child))
+            and "_supervisor.py" not in " ".join(command_line(child))
+        ]
         if len(servers) == 2:
             return servers
         time.sleep(0.05)
@@ -248,8 +288,13 @@ def _started_servers(cli: subprocess.Popen) -> list[psutil.Process]:
 
 
 def _cli(out: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "labkit", "run", "canonical", "--out", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_with_this_lab())
+    return subprocess.Popen(
+        [sys.executable, "-m", "labkit", "run", "canonical", "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_with_this_lab(),
+    )
 
 
 def cli_signalled(signals: list[int], out: Path) -> Replay:
@@ -314,8 +359,9 @@ async def model_never_answers() -> Replay:
         saved = os.environ.get("ANTHROPIC_BASE_URL")
         os.environ["ANTHROPIC_BASE_URL"] = f"http://127.0.0.1:{listener.getsockname()[1]}"
         try:  # the SDK reads its base URL from the environment when the client is made
-            client = model_client("anthropic", trace=replay.trace,
-                                  env={"LABKIT_MODEL": "anthropic:a-model", "ANTHROPIC_API_KEY": "a-key"})
+            client = model_client(
+                "anthropic", trace=replay.trace, env={"LABKIT_MODEL": "anthropic:a-model", "ANTHROPIC_API_KEY": "a-key"}
+            )
         finally:
             os.environ.pop("ANTHROPIC_BASE_URL")
             if saved is not None:

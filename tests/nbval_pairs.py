@@ -25,8 +25,10 @@ _LESSONS, _SOLUTIONS = "notebooks", "solutions"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.getgroup("nbval").addoption(
-        "--nbval-pairs", action="store_true",
-        help="as --nbval, but a solution collected with its lesson runs its exercises in the lesson's kernel")
+        "--nbval-pairs",
+        action="store_true",
+        help="as --nbval, but a solution collected with its lesson runs its exercises in the lesson's kernel",
+    )
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -80,7 +82,8 @@ class _PrefixCheck(pytest.Item):
         for index, (ours, theirs) in enumerate(zip(solution.cells[:start], lesson.cells[:start], strict=True)):
             assert ours.source == theirs.source and ours.get("outputs") == theirs.get("outputs"), (
                 f"cell {index} (before the first exercise) differs from the lesson's, source or committed outputs: "
-                "re-execute both notebooks (tools/notebooks.py) so that the lesson's run checks it")
+                "re-execute both notebooks (tools/notebooks.py) so that the lesson's run checks it"
+            )
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, f"{self.path.name}: {self.name}"
@@ -99,10 +102,17 @@ class LessonWithSolution(IPyNbFile):
             if cell.cell_type != "code":
                 continue
             # as nbval reads a cell's options: its tags, then its comment markers, else the run's default
-            options = defaultdict(bool, {"check": self.compare_outputs, **dict(find_metadata_tags(cell.metadata)),
-                                         **dict(find_comment_markers(cell.source))})
-            yield _SolutionCell.from_parent(self, name=f"{_SOLUTIONS} Cell {number}", cell_num=number, cell=cell,
-                                            options=options, solution=path)
+            options = defaultdict(
+                bool,
+                {
+                    "check": self.compare_outputs,
+                    **dict(find_metadata_tags(cell.metadata)),
+                    **dict(find_comment_markers(cell.source)),
+                },
+            )
+            yield _SolutionCell.from_parent(
+                self, name=f"{_SOLUTIONS} Cell {number}", cell_num=number, cell=cell, options=options, solution=path
+            )
             number += 1
 
 

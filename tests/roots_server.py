@@ -37,12 +37,14 @@ def build_server() -> MCPServer:
     async def summarise(text: str, ctx: Context) -> CallToolResult | InputRequiredResult:
         """Ask the client's model for a summary (sampling)."""
         params = CreateMessageRequestParams(
-            messages=[SamplingMessage(role="user", content=TextContent(type="text", text=text))], max_tokens=50)
+            messages=[SamplingMessage(role="user", content=TextContent(type="text", text=text))], max_tokens=50
+        )
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             answer = (ctx.input_responses or {}).get("summary")
             if answer is None:
-                return InputRequiredResult(input_requests={"summary": CreateMessageRequest(params=params)},
-                                           request_state="summary")
+                return InputRequiredResult(
+                    input_requests={"summary": CreateMessageRequest(params=params)}, request_state="summary"
+                )
             assert isinstance(answer, CreateMessageResult)
             return CallToolResult(content=[TextContent(type="text", text=str(answer.content))])
         result = await ctx.session.create_message(params.messages, max_tokens=50)

@@ -53,10 +53,22 @@ DISABLED = '"gone": {"command": "/no/such/program", "args": ["${LAB_UNSET}"], "d
 
 async def test_claude_desktop(tmp_path: Path, lab_env: dict[str, str]) -> None:
     # Claude Desktop documents no variables: values are taken as written, and a disabled entry is skipped.
-    config = _write(tmp_path / "claude_desktop_config.json", json.dumps({"mcpServers": {
-        "env": {"command": sys.executable, "args": [ENV_SERVER, "--desktop"], "env": {"LAB_VALUE": "plain"}},
-        "gone": {"command": "/no/such/program", "disabled": True},
-    }, "globalShortcut": ""}))
+    config = _write(
+        tmp_path / "claude_desktop_config.json",
+        json.dumps(
+            {
+                "mcpServers": {
+                    "env": {
+                        "command": sys.executable,
+                        "args": [ENV_SERVER, "--desktop"],
+                        "env": {"LAB_VALUE": "plain"},
+                    },
+                    "gone": {"command": "/no/such/program", "disabled": True},
+                },
+                "globalShortcut": "",
+            }
+        ),
+    )
     trace = Trace()
     with anyio.fail_after(30):
         async with Host.from_config(trace, config, policy=ALLOW) as host:
@@ -66,11 +78,14 @@ async def test_claude_desktop(tmp_path: Path, lab_env: dict[str, str]) -> None:
 
 
 async def test_cursor(tmp_path: Path, lab_env: dict[str, str]) -> None:
-    config = _write(tmp_path / ".cursor" / "mcp.json", """{"mcpServers": {
+    config = _write(
+        tmp_path / ".cursor" / "mcp.json",
+        """{"mcpServers": {
         "env": {"command": "${env:LAB_PYTHON}", "args": ["${env:LAB_SERVER}", "${userHome}", "${workspaceFolder}",
                 "${workspaceFolderBasename}", "a${pathSeparator}b${/}c"],
                 "env": {"LAB_VALUE": "${env:LAB_SECRET}", "EMPTY": "[${env:LAB_UNSET}]"}},
-        <disabled>}}""".replace("<disabled>", DISABLED))
+        <disabled>}}""".replace("<disabled>", DISABLED),
+    )
     with anyio.fail_after(30):
         async with Host.from_config(Trace(), config, policy=ALLOW) as host:
             seen = await _started_with(host, "LAB_VALUE", "EMPTY")
@@ -80,7 +95,9 @@ async def test_cursor(tmp_path: Path, lab_env: dict[str, str]) -> None:
 
 async def test_vscode_jsonc_inputs_and_env_file(tmp_path: Path, lab_env: dict[str, str]) -> None:
     _write(tmp_path / ".env", '# a comment\nFROM_FILE="from the file"  # and another\nLAB_VALUE=overridden\n')
-    config = _write(tmp_path / ".vscode" / "mcp.json", """// VS Code's own format: JSON with comments
+    config = _write(
+        tmp_path / ".vscode" / "mcp.json",
+        """// VS Code's own format: JSON with comments
     {
       "inputs": [
         {"type": "promptString", "id": "api-key", "description": "API key", "password": true},
@@ -98,7 +115,8 @@ async def test_vscode_jsonc_inputs_and_env_file(tmp_path: Path, lab_env: dict[st
         },
         <disabled>,
       },
-    }""".replace("<disabled>", DISABLED))
+    }""".replace("<disabled>", DISABLED),
+    )
     asked: list[tuple[str, dict[str, Any]]] = []
 
     async def user(message: str, schema: dict[str, Any]) -> dict[str, Any]:
@@ -123,12 +141,15 @@ async def test_vscode_jsonc_inputs_and_env_file(tmp_path: Path, lab_env: dict[st
 async def test_windsurf_server_url(tmp_path: Path, lab_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     with http_server("logs") as url:
         monkeypatch.setenv("LAB_PORT", url.split(":")[2].split("/")[0])
-        config = _write(tmp_path / "mcp_config.json", """{"mcpServers": {
+        config = _write(
+            tmp_path / "mcp_config.json",
+            """{"mcpServers": {
             "logs": {"serverUrl": "http://127.0.0.1:${env:LAB_PORT}/mcp", "headers": {"X-Team": "${env:LAB_SECRET}"}},
             "env": {"command": "${env:LAB_PYTHON}", "args": ["${env:LAB_SERVER}"],
                     "env": {"LAB_VALUE": "${env:LAB_SECRET}"},
                     "disabled": false},
-            <disabled>}}""".replace("<disabled>", DISABLED))
+            <disabled>}}""".replace("<disabled>", DISABLED),
+        )
         trace = Trace()
         with anyio.fail_after(30):
             async with Host.from_config(trace, config, policy=ALLOW) as host:
@@ -139,10 +160,13 @@ async def test_windsurf_server_url(tmp_path: Path, lab_env: dict[str, str], monk
 
 
 async def test_claude_code(tmp_path: Path, lab_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
-    config = _write(tmp_path / ".mcp.json", """{"mcpServers": {
+    config = _write(
+        tmp_path / ".mcp.json",
+        """{"mcpServers": {
         "env": {"type": "stdio", "command": "${LAB_PYTHON}", "args": ["${LAB_SERVER}", "${LAB_UNSET:-fallback}"],
                 "env": {"LAB_VALUE": "${LAB_SECRET:-unused}", "EMPTY_DEFAULT": "${LAB_EMPTY:-was empty}"}},
-        <disabled>}}""".replace("<disabled>", DISABLED))
+        <disabled>}}""".replace("<disabled>", DISABLED),
+    )
     monkeypatch.setenv("LAB_EMPTY", "")
     with anyio.fail_after(30):
         async with Host.from_config(Trace(), config, policy=ALLOW) as host:
@@ -175,7 +199,8 @@ async def _wait_for_port(port: int) -> None:
 
 @pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
 async def test_type_sse_goes_through_the_legacy_sse_client_and_roots_are_the_workspace(
-        tmp_path: Path, sse_server: str, era: str) -> None:
+    tmp_path: Path, sse_server: str, era: str
+) -> None:
     document = {"servers": {"old": {"type": "sse", "url": sse_server}}}
     config = _write(tmp_path / ".vscode" / "mcp.json", json.dumps(document))
     trace = Trace()
@@ -206,23 +231,30 @@ def test_every_documented_variable_form_and_the_unsupported_ones(tmp_path: Path,
 
     assert one("${LAB_SECRET}/${env:LAB_SECRET}/${LAB_UNSET:-d}") == "s3cret/s3cret/d"
     assert one("$LAB_SECRET and $${LAB_SECRET") == "$LAB_SECRET and $${LAB_SECRET"  # no bare $NAME, no unclosed ${
-    for bad, named in [("${LAB_UNSET}", "LAB_UNSET} is not set"),
-                       ("${command:pick}", "${command:pick} is not a variable"),
-                       ("${config:editor.x}", "${config:editor.x} is not"), ("${file}", "${file} is not"),
-                       ("${input:key}", "${input:key} has no answer"), ("${env:}", "${env:} is not")]:
+    for bad, named in [
+        ("${LAB_UNSET}", "LAB_UNSET} is not set"),
+        ("${command:pick}", "${command:pick} is not a variable"),
+        ("${config:editor.x}", "${config:editor.x} is not"),
+        ("${file}", "${file} is not"),
+        ("${input:key}", "${input:key} has no answer"),
+        ("${env:}", "${env:} is not"),
+    ]:
         with pytest.raises(ConfigError, match=named.replace("$", r"\$").replace("{", r"\{").replace("}", r"\}")):
             one(bad)
 
 
-@pytest.mark.parametrize(("entry", "named"), [
-    ({"command": "x", "type": "websocket"}, "type 'websocket' is not supported"),
-    ({"command": "x", "oauth": {"clientId": "a"}}, "does not support 'oauth'"),
-    ({"command": "x", "disabledTools": ["a"]}, "does not support 'disabledTools'"),
-    ({"command": "x", "type": "http"}, "type 'http' needs a 'url'"),
-    ({"url": "http://h/mcp", "command": "x"}, "not both"),
-    ({"command": "x", "disabled": "yes"}, "'disabled' must be true or false"),
-    ({"command": "x", "envFile": "missing.env"}, "envFile .*missing.env does not exist"),
-])
+@pytest.mark.parametrize(
+    ("entry", "named"),
+    [
+        ({"command": "x", "type": "websocket"}, "type 'websocket' is not supported"),
+        ({"command": "x", "oauth": {"clientId": "a"}}, "does not support 'oauth'"),
+        ({"command": "x", "disabledTools": ["a"]}, "does not support 'disabledTools'"),
+        ({"command": "x", "type": "http"}, "type 'http' needs a 'url'"),
+        ({"url": "http://h/mcp", "command": "x"}, "not both"),
+        ({"command": "x", "disabled": "yes"}, "'disabled' must be true or false"),
+        ({"command": "x", "envFile": "missing.env"}, "envFile .*missing.env does not exist"),
+    ],
+)
 def test_what_the_host_cannot_honour_is_refused_by_name(tmp_path: Path, entry: dict, named: str) -> None:
     path = _write(tmp_path / "mcp.json", json.dumps({"mcpServers": {"s": entry}}))
     with pytest.raises(ConfigError, match=named):
@@ -230,28 +262,41 @@ def test_what_the_host_cannot_honour_is_refused_by_name(tmp_path: Path, entry: d
 
 
 def test_display_only_keys_are_accepted_and_a_disabled_entry_is_never_checked(tmp_path: Path) -> None:
-    path = _write(tmp_path / "mcp.json", json.dumps({"mcpServers": {
-        "s": {"command": "x", "description": "d", "autoApprove": ["a"], "alwaysAllow": ["b"]},
-        "off": {"disabled": True, "type": "websocket", "whatever": 1},
-    }}))
+    path = _write(
+        tmp_path / "mcp.json",
+        json.dumps(
+            {
+                "mcpServers": {
+                    "s": {"command": "x", "description": "d", "autoApprove": ["a"], "alwaysAllow": ["b"]},
+                    "off": {"disabled": True, "type": "websocket", "whatever": 1},
+                }
+            }
+        ),
+    )
     config = read_config(path)
     assert list(config.entries) == ["s"] and config.disabled == ("off",)
 
 
-@pytest.mark.parametrize("text", [
-    '{"servers": {"s": {"command": "x", "args": ["a // b", "/* c */"],},},}',
-    '/* lead */ {"servers": /* mid */ {"s": {"command": "x", "args": ["a // b", "/* c */"]}}} // tail',
-    ('{\n  // "servers": {"t": {"command": "y"}},\n'
-     '  "servers": {"s": {"command": "x", "args": ["a // b", "/* c */"]}}\n}'),
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"servers": {"s": {"command": "x", "args": ["a // b", "/* c */"],},},}',
+        '/* lead */ {"servers": /* mid */ {"s": {"command": "x", "args": ["a // b", "/* c */"]}}} // tail',
+        (
+            '{\n  // "servers": {"t": {"command": "y"}},\n'
+            '  "servers": {"s": {"command": "x", "args": ["a // b", "/* c */"]}}\n}'
+        ),
+    ],
+)
 def test_jsonc_comments_and_trailing_commas_but_never_inside_strings(tmp_path: Path, text: str) -> None:
     [spec] = load_config(_write(tmp_path / "mcp.json", text))
     assert spec.name == "s" and spec.args == ("a // b", "/* c */")
 
 
 def test_an_input_the_config_does_not_declare_or_cannot_ask_is_named(tmp_path: Path) -> None:
-    path = _write(tmp_path / "mcp.json", json.dumps({"inputs": [{"type": "command", "id": "c", "command": "x"}],
-                                                     "servers": {}}))
+    path = _write(
+        tmp_path / "mcp.json", json.dumps({"inputs": [{"type": "command", "id": "c", "command": "x"}], "servers": {}})
+    )
     with pytest.raises(ConfigError, match="input 'c' has type 'command'"):
         read_config(path)
     path = _write(tmp_path / "mcp.json", json.dumps({"servers": {"s": {"command": "${input:nope}"}}}))
@@ -266,8 +311,10 @@ def test_networking_variables_reach_foreign_servers_and_credentials_do_not(monke
     monkeypatch.setenv("HTTP_PROXY", "http://user:secret@proxy:3128")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-never")
     foreign = server_env(ServerSpec("x", command="uvx"))
-    passed = {"SSL_CERT_FILE": "/etc/ca.pem", "HTTPS_PROXY": "http://proxy:3128", "no_proxy": "localhost,127.0.0.1"}
+    passed = {"SSL_CERT_FILE": "/etc/ca.pem", "HTTPS_PROXY": "http://proxy:3128"}
     assert passed.items() <= foreign.items()
+    # the user's exceptions reach it, with the loopback names the host adds so that no proxy sees loopback traffic
+    assert {"localhost", "127.0.0.1"} <= set(foreign["no_proxy"].split(","))
     assert "HTTP_PROXY" not in foreign and "ANTHROPIC_API_KEY" not in foreign
     assert "SSL_CERT_FILE" not in server_env(ServerSpec("logs"))  # the lab's own servers are offline
     assert network_env({"ALL_PROXY": "socks5://u@h:1", "NO_PROXY": "a@b"}) == {}

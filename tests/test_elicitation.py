@@ -44,8 +44,9 @@ async def _ask(client: Client, arguments: Mapping[str, str] = ARGS) -> InputRequ
 
 
 async def _retry(client: Client, state: str | None, arguments: Mapping[str, str] = ARGS) -> Any:
-    return await client.session.call_tool(TOOL, dict(arguments), input_responses=TEAM, request_state=state,
-                                          allow_input_required=True)
+    return await client.session.call_tool(
+        TOOL, dict(arguments), input_responses=TEAM, request_state=state, allow_input_required=True
+    )
 
 
 def _log(errlog) -> list[str]:
@@ -83,7 +84,9 @@ async def _replicas(keys: Mapping[str, str]) -> tuple[dict[str, object], dict[st
         for name in [n for n in keys if n != "A"]:
             with http_server("charts", env={"LABKIT_REQUEST_STATE_KEY": keys[name]}, errlog=logs[name]) as url:
                 assert url != url_a
-                async with Client(http_transport(url, trace, server=name), elicitation_callback=driven_by_hand) as replica:
+                async with Client(
+                    http_transport(url, trace, server=name), elicitation_callback=driven_by_hand
+                ) as replica:
                     try:
                         outcomes[name] = await _retry(replica, first.request_state)
                     except MCPError as error:
@@ -109,11 +112,13 @@ async def test_tampered_replayed_and_expired_states_are_rejected_with_the_reason
     errlog = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - read after the server ends
     seen = {}
     env = {"LABKIT_REQUEST_STATE_TTL": "1"}
-    async with Client(stdio_transport("charts", Trace(), env=env, errlog=errlog), elicitation_callback=driven_by_hand) as charts:
+    async with Client(
+        stdio_transport("charts", Trace(), env=env, errlog=errlog), elicitation_callback=driven_by_hand
+    ) as charts:
         token = (await _ask(charts)).request_state
         middle = len(token) // 2
         tries = {
-            "tampered": (ARGS, token[:middle] + ("A" if token[middle] != "A" else "B") + token[middle + 1:]),
+            "tampered": (ARGS, token[:middle] + ("A" if token[middle] != "A" else "B") + token[middle + 1 :]),
             "replayed": ({**ARGS, "service": "payment-service"}, token),
             "expired": (ARGS, token),
         }
@@ -124,8 +129,9 @@ async def test_tampered_replayed_and_expired_states_are_rejected_with_the_reason
                 await _retry(charts, state, arguments)
             seen[case] = (raised.value.error.code, raised.value.error.message)
     assert set(seen.values()) == {(INVALID_PARAMS, REJECTED)}
-    assert _log(errlog) == [f"requestState rejected on tools/call: {reason}"
-                            for reason in ("seal", "request binding", "expired")]
+    assert _log(errlog) == [
+        f"requestState rejected on tools/call: {reason}" for reason in ("seal", "request binding", "expired")
+    ]
 
 
 async def test_the_ttl_setting_shortens_a_states_life_and_a_state_within_it_still_works():
@@ -141,8 +147,13 @@ async def test_the_ttl_setting_shortens_a_states_life_and_a_state_within_it_stil
 @pytest.mark.parametrize("cap, completes", [(1, True), (0, False)])
 async def test_the_hosts_cap_on_rounds(cap, completes):
     trace = Trace()
-    async with Host(trace, [ServerSpec("charts")], policy=POLICY, elicit=scripted_form({"space": "personal"}),
-                    input_required_max_rounds=cap) as host:
+    async with Host(
+        trace,
+        [ServerSpec("charts")],
+        policy=POLICY,
+        elicit=scripted_form({"space": "personal"}),
+        input_required_max_rounds=cap,
+    ) as host:
         result = await host.router.execute(ToolCall("c1", TOOL, ARGS))
     if completes:
         assert not result.is_error and '"space": "personal"' in result.text
@@ -164,8 +175,9 @@ async def test_the_model_sees_nothing_of_the_form_only_the_final_result():
 
 async def test_the_2025_11_25_era_asks_with_elicitation_create_inside_the_open_call():
     trace = Trace()
-    async with Host(trace, [ServerSpec("charts")], era="2025-11-25", policy=POLICY,
-                    elicit=scripted_form({"space": "team"})) as host:
+    async with Host(
+        trace, [ServerSpec("charts")], era="2025-11-25", policy=POLICY, elicit=scripted_form({"space": "team"})
+    ) as host:
         result = await host.router.execute(ToolCall("c1", TOOL, ARGS))
     assert not result.is_error
     (call,) = [e for e in trace if e.kind == "jsonrpc.request" and e.name == TOOL]

@@ -71,8 +71,9 @@ async def loop():
     trace = Trace()
     client = make_client("anthropic", trace=trace, scenario="loop-forever")
     async with Host(trace, [ServerSpec("logs")], round_cap=4, required_tools=("query_errors",)) as host:
-        result = await host.run("Why did order-service errors rise last night?",
-                                Conversation(client, MODEL_NAME, host.tools))
+        result = await host.run(
+            "Why did order-service errors rise last night?", Conversation(client, MODEL_NAME, host.tools)
+        )
     return trace, result
 
 
@@ -100,8 +101,11 @@ async def test_an_execution_error_reaches_the_model_verbatim_and_the_model_repai
     assert replies[0].payload["result"]["isError"] is True and "2026-10-29T20:00" in text
     told = _told(run.trace, replies[0].seq)
     assert text in tool_results_sent(told)[0] and '"is_error": true' in json.dumps(told.payload["body"])
-    calls = [e.payload["params"]["arguments"]["since"] for e in run.trace
-             if e.kind == "jsonrpc.request" and e.name == "query_errors"]
+    calls = [
+        e.payload["params"]["arguments"]["since"]
+        for e in run.trace
+        if e.kind == "jsonrpc.request" and e.name == "query_errors"
+    ]
     assert calls[:2] == ["last night", "2026-10-29T20:00"] and replies[1].payload["result"]["isError"] is False
     assert run.result.delivered
 
@@ -116,8 +120,11 @@ async def test_an_unknown_tool_is_refused_by_the_host_before_any_server_sees_it(
     run = await run_scenario("unknown-tool")
     refused = next(e for e in run.trace.of_kind("host.gate") if e.name == "query_error_logs")
     assert (refused.meta["outcome"], refused.meta["by"]) == ("blocked", "tool list")
-    calls = [e.payload["params"]["name"] for e in run.trace.of_kind("jsonrpc.request")
-             if e.payload.get("method") == "tools/call"]
+    calls = [
+        e.payload["params"]["name"]
+        for e in run.trace.of_kind("jsonrpc.request")
+        if e.payload.get("method") == "tools/call"
+    ]
     assert "query_error_logs" not in calls and not run.trace.of_kind("jsonrpc.error")
     told = _told(run.trace, refused.seq)
     assert "query_errors" in tool_results_sent(told)[0]
@@ -135,8 +142,9 @@ async def test_an_unknown_method_and_invalid_params_are_protocol_errors_with_htt
     traces, errors = protocol_probes
     assert (errors["unknown method"].code, errors["unknown method"].message) == (-32601, "Method not found")
     assert (errors["invalid params"].code, errors["invalid params"].message) == (-32602, "Invalid request parameters")
-    statuses = {label: [e.meta["status"] for e in trace if e.kind == "http.response"][-1]
-                for label, trace in traces.items()}
+    statuses = {
+        label: [e.meta["status"] for e in trace if e.kind == "http.response"][-1] for label, trace in traces.items()
+    }
     assert statuses == {"unknown method": 404, "invalid params": 400}
 
 
@@ -180,12 +188,23 @@ async def test_the_round_cap_stops_a_model_that_never_stops(loop):
 
 async def test_the_taxonomy_is_built_from_the_runs(hang, crash, flood, loop, protocol_probes):
     run = await run_scenario("bad-since")
-    runs = {"bad since": run.trace, "hung": hang[0], "crash": crash[0], "flood": flood[0], "loop": loop[0],
-            **protocol_probes[0]}
+    runs = {
+        "bad since": run.trace,
+        "hung": hang[0],
+        "crash": crash[0],
+        "flood": flood[0],
+        "loop": loop[0],
+        **protocol_probes[0],
+    }
     table = failure_table(runs)
     assert table["kind"].to_dict() == {
-        "bad since": "execution error", "hung": "timeout", "crash": "crash", "flood": "oversized result",
-        "loop": "endless loop", "unknown method": "unknown method", "invalid params": "invalid params",
+        "bad since": "execution error",
+        "hung": "timeout",
+        "crash": "crash",
+        "flood": "oversized result",
+        "loop": "endless loop",
+        "unknown method": "unknown method",
+        "invalid params": "invalid params",
     }
     assert table.loc["bad since", "who sees it"] == "the model: the server's own words"
     assert "retry succeeded" in table.loc["bad since", "who can fix it"]

@@ -26,12 +26,15 @@ def test_05_2_limits_are_checked_by_running_the_faulty_server_a_loop_and_the_can
 
 
 def test_05_3_one_request_must_break_the_shape_and_the_other_a_value():
-    execution = RawRequest(method="tools/call", params={"name": "query_errors",
-                                                        "arguments": {"service": "order-service", "since": "soon"}})
+    execution = RawRequest(
+        method="tools/call", params={"name": "query_errors", "arguments": {"service": "order-service", "since": "soon"}}
+    )
     protocol = RawRequest(method="tools/call", params={"name": "query_errors", "arguments": ["order-service"]})
     assert check("05.3", {"protocol error": protocol, "execution error": execution}).passed
     swapped = check("05.3", {"protocol error": execution, "execution error": protocol})
     assert not swapped.passed and "break its shape" in swapped.message
     other_method = RawRequest(method="tools/destroy", params={"name": "query_errors"})
-    assert "tools/call of query_errors" in check("05.3", {"protocol error": other_method,
-                                                          "execution error": execution}).message
+    assert (
+        "tools/call of query_errors"
+        in check("05.3", {"protocol error": other_method, "execution error": execution}).message
+    )

@@ -33,8 +33,14 @@ def _ran(replay: cases.Replay) -> list:
 
 
 def _none_alive(pids: list[int]) -> None:
-    _, alive = psutil.wait_procs([psutil.Process(pid) for pid in pids if psutil.pid_exists(pid)], timeout=10)
-    assert not alive, f"still running: {[p.cmdline() for p in alive]}"
+    processes = []
+    for pid in pids:
+        try:
+            processes.append(psutil.Process(pid))
+        except psutil.NoSuchProcess:  # already gone
+            continue
+    _, alive = psutil.wait_procs(processes, timeout=10)
+    assert not alive, f"still running: {[cases.command_line(p) for p in alive]}"
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -80,11 +86,18 @@ async def test_a_start_timeout_shows_the_end_of_what_the_server_wrote_to_stderr(
     assert "loading shard 19 of 20" in str(error) and "It wrote nothing" not in str(error)
 
 
-@pytest.mark.parametrize("era, spec, stage", [("2026-07-28", SILENT, "server/discover"),
-                                              ("2025-11-25", SILENT, "initialize"),
-                                              ("2025-11-25", MUTE, "tools/list")])
+@pytest.mark.parametrize(
+    "era, spec, stage",
+    [
+        ("2026-07-28", SILENT, "server/discover"),
+        ("2025-11-25", SILENT, "initialize"),
+        ("2025-11-25", MUTE, "tools/list"),
+    ],
+)
 async def test_a_server_that_never_answers_fails_the_start_within_the_timeout_naming_the_request(
-    era: str, spec, stage: str,
+    era: str,
+    spec,
+    stage: str,
 ) -> None:
     with anyio.fail_after(LIMIT):
         error = (await cases.silent_start(spec, era)).error
@@ -110,7 +123,12 @@ def test_a_free_port_is_picked_below_the_ephemeral_range_so_no_port_0_socket_tak
 
 def test_an_http_server_on_a_port_already_taken_is_not_mistaken_for_ours() -> None:
     error = cases.port_taken().error
-    assert isinstance(error, ServerStartError) and error.server == "charts" and "port" in str(error) and "already used" in str(error)
+    assert (
+        isinstance(error, ServerStartError)
+        and error.server == "charts"
+        and "port" in str(error)
+        and "already used" in str(error)
+    )
 
 
 def test_a_killed_parent_leaves_no_server_on_either_transport() -> None:
@@ -119,10 +137,12 @@ def test_a_killed_parent_leaves_no_server_on_either_transport() -> None:
     _none_alive(replay.servers)
 
 
-@pytest.mark.parametrize("signals", [[signal.SIGINT], [signal.SIGTERM], [signal.SIGINT, signal.SIGINT]],
-                         ids=["ctrl-c", "sigterm", "ctrl-c twice"])
-def test_a_signal_stops_the_cli_with_one_line_its_status_and_no_server_left(signals: list[int],
-                                                                            tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "signals",
+    [[signal.SIGINT], [signal.SIGTERM], [signal.SIGINT, signal.SIGINT]],
+    ids=["ctrl-c", "sigterm", "ctrl-c twice"],
+)
+def test_a_signal_stops_the_cli_with_one_line_its_status_and_no_server_left(signals: list[int], tmp_path: Path) -> None:
     replay = cases.cli_signalled(signals, tmp_path)
     assert replay.returncode == 128 + signals[0]
     assert "Traceback" not in replay.stderr and len(replay.stderr.strip().splitlines()) == 1

@@ -34,8 +34,11 @@ async def test_the_trace_keeps_a_large_result_by_reference_with_its_size_and_sha
     [ref] = reply.meta["payload_refs"]
     whole = "x" * (512 * 1024)
     assert not result.is_error and result.text.startswith(whole[:1000])  # the host still gets the whole result
-    assert ref == {"path": "result.content.0.text", "bytes": len(whole),
-                   "sha256": hashlib.sha256(whole.encode()).hexdigest()}
+    assert ref == {
+        "path": "result.content.0.text",
+        "bytes": len(whole),
+        "sha256": hashlib.sha256(whole.encode()).hexdigest(),
+    }
     kept = reply.payload["result"]["content"][0]
     assert kept["type"] == "text" and len(kept["text"]) < 1000 and "524,288 bytes" in kept["text"]
 

@@ -42,25 +42,32 @@ def test_the_cli_speaks_the_api_of_the_model_labkit_model_picks(monkeypatch: pyt
     assert _api_for_the_model(None) == "chat" and _api_for_the_model("responses") == "responses"
 
 
-def test_the_cli_refuses_an_api_the_chosen_model_cannot_speak(monkeypatch: pytest.MonkeyPatch,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_cli_refuses_an_api_the_chosen_model_cannot_speak(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("LABKIT_MODEL", "openai:gpt-x")
     monkeypatch.setenv("OPENAI_API_KEY", "a-key")
     with pytest.raises(SystemExit) as exited:
         main(["run", "canonical", "--api", "anthropic"])
     error = capsys.readouterr().err
     assert exited.value.code == 2
-    assert "LABKIT_MODEL=openai:gpt-x" in error and "--api anthropic" in error and "--api chat or --api responses" in error
+    assert (
+        "LABKIT_MODEL=openai:gpt-x" in error and "--api anthropic" in error and "--api chat or --api responses" in error
+    )
 
 
-async def test_a_data_folder_the_charts_server_cannot_write_into_is_named(tmp_path: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_data_folder_the_charts_server_cannot_write_into_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # The tests run as root, whom permissions do not stop: a file where the spaces folder goes fails the same way.
     (tmp_path / "spaces").write_text("not a folder")
     monkeypatch.setenv("LABKIT_DATA_DIR", str(tmp_path))
     with anyio.fail_after(LIMIT):
-        async with Host(Trace(), [ServerSpec("charts")],
-                        policy=GatePolicy(auto_approve=frozenset({"render_error_trend"})),
-                        elicit=scripted_form({"space": "personal"})) as host:
+        async with Host(
+            Trace(),
+            [ServerSpec("charts")],
+            policy=GatePolicy(auto_approve=frozenset({"render_error_trend"})),
+            elicit=scripted_form({"space": "personal"}),
+        ) as host:
             result = await host.call("render_error_trend", {"service": "order-service", "since": "2026-10-29T20:00"})
     assert result.is_error and f"cannot write into {tmp_path / 'spaces' / 'personal'}" in result.text

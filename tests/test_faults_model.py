@@ -18,11 +18,23 @@ from tests.fault_cases import model_never_answers
 
 LIMIT = 60
 ANSWERS = {
-    "anthropic": {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
-                  "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn", "stop_sequence": None,
-                  "usage": {"input_tokens": 1, "output_tokens": 1}},
-    "openai": {"id": "chat_1", "object": "chat.completion", "created": 0, "model": "gpt-test",
-               "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}]},
+    "anthropic": {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test",
+        "content": [{"type": "text", "text": "ok"}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    },
+    "openai": {
+        "id": "chat_1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "gpt-test",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
+    },
 }
 BUSY = {"anthropic": 529, "openai": 429}
 
@@ -36,7 +48,9 @@ def _live(provider: str, url: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Any
 
 async def _ask(provider: str, client: Any) -> Any:
     if provider == "anthropic":
-        return await client.messages.create(model="a-model", max_tokens=16, messages=[{"role": "user", "content": "hi"}])
+        return await client.messages.create(
+            model="a-model", max_tokens=16, messages=[{"role": "user", "content": "hi"}]
+        )
     return await client.chat.completions.create(model="a-model", messages=[{"role": "user", "content": "hi"}])
 
 
@@ -58,8 +72,11 @@ def busy_once() -> Iterator[str]:
             self.rfile.read(int(self.headers["content-length"]))
             provider = "openai" if self.path.startswith("/v1/chat") else "anthropic"
             seen.append(self.path)
-            status, body = (BUSY[provider], {"error": {"type": "overloaded", "message": "busy"}}) \
-                if len(seen) == 1 else (200, ANSWERS[provider])
+            status, body = (
+                (BUSY[provider], {"error": {"type": "overloaded", "message": "busy"}})
+                if len(seen) == 1
+                else (200, ANSWERS[provider])
+            )
             data = json.dumps(body).encode()
             self.send_response(status)
             self.send_header("content-type", "application/json")
@@ -80,8 +97,9 @@ def busy_once() -> Iterator[str]:
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
-async def test_a_busy_answer_is_retried_and_the_retry_is_in_the_trace(provider: str, busy_once: str,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_busy_answer_is_retried_and_the_retry_is_in_the_trace(
+    provider: str, busy_once: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     client, trace = _live(provider, busy_once, monkeypatch)
     with anyio.fail_after(LIMIT):
         await _ask(provider, client)

@@ -46,8 +46,9 @@ OPEN_HOST = textwrap.dedent("""
 
 def _open_a_host(folder: Path, then: str) -> tuple[subprocess.Popen, int, list[int]]:
     env = {**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": str(folder)}
-    process = subprocess.Popen([sys.executable, "-c", OPEN_HOST, str(folder), then],
-                               stdout=subprocess.PIPE, text=True, env=env)
+    process = subprocess.Popen(
+        [sys.executable, "-c", OPEN_HOST, str(folder), then], stdout=subprocess.PIPE, text=True, env=env
+    )
     count, *pids = process.stdout.readline().split()
     return process, int(count), [int(pid) for pid in pids]
 
@@ -115,7 +116,11 @@ def test_the_sweep_keeps_live_owners_and_other_users_folders_and_takes_a_reused_
     if os.getuid() != 0:
         expected.add(others.name)  # only root can give a folder to another user
     assert {p.name for p in removed} == expected
-    assert not mine.path.exists() and {p.name for p in tmp_path.iterdir()} >= {mine.path.name, "labkit-events-abc123", "notes"}
+    assert not mine.path.exists() and {p.name for p in tmp_path.iterdir()} >= {
+        mine.path.name,
+        "labkit-events-abc123",
+        "notes",
+    }
 
 
 def test_a_kind_that_is_not_a_plain_word_is_refused_naming_the_form() -> None:

@@ -17,16 +17,31 @@ from labkit.lessons import run_scenario
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "canonical.json"
 _SEALED_STATE = re.compile(r"v1\.[A-Za-z0-9_-]{40,}")
-_VOLATILE_HEADERS = {"x-stainless-os", "x-stainless-arch", "x-stainless-runtime-version", "user-agent",
-                     "x-stainless-package-version", "x-stainless-runtime", "content-length"}
+_VOLATILE_HEADERS = {
+    "x-stainless-os",
+    "x-stainless-arch",
+    "x-stainless-runtime-version",
+    "user-agent",
+    "x-stainless-package-version",
+    "x-stainless-runtime",
+    "content-length",
+}
 
 
 def _normalised(value: Any) -> Any:
     """The trace without what varies between runs: times, sealed states, platform headers, image bytes."""
     if isinstance(value, dict):
-        return {k: ("<volatile>" if k.lower() in _VOLATILE_HEADERS else
-                    "<image bytes>" if k == "data" and isinstance(v, str) and len(v) > 200 else _normalised(v))
-                for k, v in value.items() if k != "t"}
+        return {
+            k: (
+                "<volatile>"
+                if k.lower() in _VOLATILE_HEADERS
+                else "<image bytes>"
+                if k == "data" and isinstance(v, str) and len(v) > 200
+                else _normalised(v)
+            )
+            for k, v in value.items()
+            if k != "t"
+        }
     if isinstance(value, list):
         return [_normalised(v) for v in value]
     if isinstance(value, str):
@@ -36,8 +51,7 @@ def _normalised(value: Any) -> Any:
 
 async def test_the_canonical_trace_matches_the_golden_copy():
     run = await run_scenario("canonical")
-    actual = json.dumps(_normalised([e.to_dict() for e in run.trace]), indent=1, ensure_ascii=False,
-                        sort_keys=True)
+    actual = json.dumps(_normalised([e.to_dict() for e in run.trace]), indent=1, ensure_ascii=False, sort_keys=True)
     if os.environ.get("LABKIT_UPDATE_GOLDEN") or not GOLDEN.exists():
         GOLDEN.parent.mkdir(exist_ok=True)
         GOLDEN.write_text(actual + "\n", encoding="utf-8")

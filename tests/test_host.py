@@ -104,8 +104,9 @@ async def test_the_same_host_drives_the_openai_apis(api, canonical):
 
 async def _host_call(call: ToolCall, policy: GatePolicy = GatePolicy(), **host_options):
     trace = Trace()
-    async with Host(trace, [ServerSpec("logs"), ServerSpec("charts"), ServerSpec("faulty")], policy=policy,
-                    **host_options) as host:
+    async with Host(
+        trace, [ServerSpec("logs"), ServerSpec("charts"), ServerSpec("faulty")], policy=policy, **host_options
+    ) as host:
         started = time.monotonic()
         result = await host.router.execute(call)
         return trace, host, result, time.monotonic() - started
@@ -119,8 +120,9 @@ async def test_the_gate_keeps_invalid_arguments_from_the_server():
 
 
 async def test_a_tool_that_writes_is_not_called_without_approval():
-    call = ToolCall("c1", "render_error_trend", {"service": "order-service", "since": "2026-10-29T20:00",
-                                                "approved": True})
+    call = ToolCall(
+        "c1", "render_error_trend", {"service": "order-service", "since": "2026-10-29T20:00", "approved": True}
+    )
     trace, _host, result, _ = await _host_call(call)
     assert result.is_error and "did not approve" in result.text
     gate = trace.of_kind("host.gate")[-1]
@@ -130,8 +132,9 @@ async def test_a_tool_that_writes_is_not_called_without_approval():
 
 async def test_a_hung_tool_becomes_an_error_within_the_timeout_plus_one_second():
     policy = GatePolicy(auto_approve=frozenset({"sleep_for"}))
-    _trace, host, result, seconds = await _host_call(ToolCall("c1", "sleep_for", {"seconds": 60}), policy,
-                                                    call_timeout=1.0)
+    _trace, host, result, seconds = await _host_call(
+        ToolCall("c1", "sleep_for", {"seconds": 60}), policy, call_timeout=1.0
+    )
     assert result.is_error and seconds < 2.0
     assert host.audit.entries[-1].outcome.startswith(("timeout", "protocol error"))
 
@@ -140,8 +143,10 @@ async def test_the_round_cap_stops_a_model_that_never_stops():
     trace = Trace()
     client = make_client("anthropic", trace=trace, scenario="loop-forever")
     async with Host(trace, [ServerSpec("logs")], round_cap=3, required_tools=("query_errors",)) as host:
-        result = await host.run("Why did order-service errors rise last night?",
-                                Conversation(client, "teaching-model-SIMULATED", host.tools))
+        result = await host.run(
+            "Why did order-service errors rise last night?",
+            Conversation(client, "teaching-model-SIMULATED", host.tools),
+        )
     assert not result.delivered and "3 rounds" in result.reason
     assert len(trace.of_kind("model.request")) == 3
 
@@ -153,8 +158,13 @@ async def test_a_turns_independent_calls_are_on_the_wire_at_the_same_time():
     trace = Trace()
     servers = [ServerSpec("logs"), ServerSpec("charts")]
     policy = GatePolicy(auto_approve=frozenset({"render_error_trend"}))
-    async with Host(trace, servers, policy=policy, elicit=scripted_form({"space": "personal"}),
-                    required_tools=("query_errors", "render_error_trend")) as host:
+    async with Host(
+        trace,
+        servers,
+        policy=policy,
+        elicit=scripted_form({"space": "personal"}),
+        required_tools=("query_errors", "render_error_trend"),
+    ) as host:
         client = make_client("anthropic", trace=trace, scenario="parallel")
         conversation = Conversation(client, "teaching-model-SIMULATED", host.tools)
         result = await host.run("Why did order-service errors rise last night? Make a trend chart.", conversation)
@@ -162,7 +172,9 @@ async def test_a_turns_independent_calls_are_on_the_wire_at_the_same_time():
     [query] = [e for e in trace.of_kind("jsonrpc.response") if e.name == "query_errors"]
     chart_sent = next(e for e in trace.of_kind("jsonrpc.request") if e.name == "render_error_trend")
     assert chart_sent.seq < query.seq, "the chart call waited for query_errors to be answered"
-    proposed = [b["id"] for b in trace.of_kind("model.response")[0].payload["body"]["content"] if b["type"] == "tool_use"]
+    proposed = [
+        b["id"] for b in trace.of_kind("model.response")[0].payload["body"]["content"] if b["type"] == "tool_use"
+    ]
     written_back = [r["call_id"] for r in trace.of_kind("host.writeback")[0].payload]
     assert written_back == proposed, "results go back in the order the model proposed the calls"
     assert {span.tool for span in call_spans(trace) if span.round == 1} == {"query_errors", "render_error_trend"}

@@ -16,6 +16,7 @@ from types import ModuleType
 import pytest
 from babel.messages.pofile import read_po, write_po
 
+import labkit._i18n as labkit_i18n
 from labkit._i18n import folder_language, language
 from labkit.lessons import TODO, check
 
@@ -67,8 +68,13 @@ def test_the_completeness_check_fails_when_one_translation_is_removed(tmp_path: 
     shutil.copytree(ROOT / "labkit", tmp_path / "labkit", ignore=shutil.ignore_patterns("__pycache__"))
     for shared in ("notebooks", "solutions", "zh-CN", "locale", "README.md"):  # read only: linked, not copied
         (tmp_path / shared).symlink_to(ROOT / shared)
-    for name, path in {"ROOT": tmp_path, "NOTEBOOKS": tmp_path / "notebooks", "SOLUTIONS": tmp_path / "solutions",
-                       "LOCALE": tmp_path / "locale", "LABKIT_LOCALE": tmp_path / "labkit" / "locale"}.items():
+    for name, path in {
+        "ROOT": tmp_path,
+        "NOTEBOOKS": tmp_path / "notebooks",
+        "SOLUTIONS": tmp_path / "solutions",
+        "LOCALE": tmp_path / "locale",
+        "LABKIT_LOCALE": tmp_path / "labkit" / "locale",
+    }.items():
         monkeypatch.setattr(tool, name, path)
     po_path = tmp_path / "labkit" / "locale" / "zh_CN" / "LC_MESSAGES" / "labkit.po"
     with po_path.open("rb") as handle:
@@ -86,8 +92,9 @@ def test_a_fuzzy_entry_written_and_read_back_gains_no_comment(tmp_path: Path) ->
     tool = _tool()
     catalog = tool._catalog("demo")
     entry = catalog.add("the new text\nof two lines", "旧的译文", flags=["fuzzy"])
-    entry.previous_id = (("the old text, long enough that babel wraps it over more than one line of a catalog\n"
-                          "and a second line"),)
+    entry.previous_id = (
+        ("the old text, long enough that babel wraps it over more than one line of a catalog\nand a second line"),
+    )
     tool._write(catalog, tmp_path / "demo.po")
     (back,) = [m for m in tool._read(tmp_path / "demo.po") if m.id]
     assert back.user_comments == [] and back.fuzzy and back.string == "旧的译文"
@@ -99,8 +106,10 @@ def test_labkit_lang_picks_the_language_of_a_check_message(monkeypatch) -> None:
     monkeypatch.setenv("LABKIT_LANG", "en")
     english = repr(check("00.1", TODO))
     assert chinese.startswith("练习 00.1：尚未作答。目标：") and "业务系统" in chinese
-    assert english == ("Exercise 00.1: not yet answered. Goal: Only the MCP server talks to the business system; "
-                       "filter a trace by actor to see it.")
+    assert english == (
+        "Exercise 00.1: not yet answered. Goal: Only the MCP server talks to the business system; "
+        "filter a trace by actor to see it."
+    )
 
 
 def test_an_unknown_labkit_lang_is_refused_naming_the_languages(monkeypatch) -> None:
@@ -115,24 +124,41 @@ def _check_said_in(folder: Path) -> str:
     env = {k: v for k, v in os.environ.items() if k != "LABKIT_LANG"} | {"PYTHONPATH": str(ROOT)}
     return subprocess.run(
         [sys.executable, "-c", "from labkit.lessons import TODO, check; print(repr(check('00.1', TODO)))"],
-        cwd=folder, env=env, capture_output=True, text=True, timeout=120, check=True,
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     ).stdout
 
 
-@pytest.mark.parametrize("folder", ["zh-CN/notebooks", "zh-CN/solutions"])
-def test_a_process_started_in_a_chinese_notebook_folder_speaks_chinese(tmp_path: Path, folder: str) -> None:
-    assert _check_said_in(tmp_path / "lab" / folder).startswith("练习 00.1：尚未作答。")
+def test_a_process_started_in_a_chinese_notebook_folder_speaks_chinese(tmp_path: Path) -> None:
+    """The one real start: the language is read from the folder a new Python starts in, at import."""
+    assert _check_said_in(tmp_path / "lab" / "zh-CN" / "notebooks").startswith("练习 00.1：尚未作答。")
 
 
-@pytest.mark.parametrize("folder", ["notebooks", "solutions"])
-def test_an_english_notebook_folder_speaks_english_even_in_a_clone_under_zh_cn(tmp_path: Path, folder: str) -> None:
-    assert _check_said_in(tmp_path / "zh-CN" / "lab" / folder).startswith("Exercise 00.1: not yet answered.")
+@pytest.mark.parametrize(
+    ("folder", "said"),
+    [
+        ("lab/zh-CN/notebooks", "练习 00.1：尚未作答。"),
+        ("lab/zh-CN/solutions", "练习 00.1：尚未作答。"),
+        ("zh-CN/lab/notebooks", "Exercise 00.1: not yet answered."),  # an English lesson in a clone kept under zh-CN
+        ("zh-CN/lab/solutions", "Exercise 00.1: not yet answered."),
+    ],
+)
+def test_a_check_speaks_the_language_of_the_folder_its_kernel_started_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, folder: str, said: str
+) -> None:
+    monkeypatch.delenv("LABKIT_LANG", raising=False)
+    monkeypatch.setattr(labkit_i18n, "_STARTED_IN", folder_language(tmp_path / folder))
+    assert repr(check("00.1", TODO)).startswith(said)
 
 
 def test_the_folders_of_the_lab_have_the_language_of_their_notebooks() -> None:
-    assert {path: folder_language(ROOT / path) for path in ("notebooks", "solutions", "zh-CN/notebooks",
-                                                            "zh-CN/solutions")} == {
-        "notebooks": "en", "solutions": "en", "zh-CN/notebooks": "zh_CN", "zh-CN/solutions": "zh_CN"}
+    assert {
+        path: folder_language(ROOT / path) for path in ("notebooks", "solutions", "zh-CN/notebooks", "zh-CN/solutions")
+    } == {"notebooks": "en", "solutions": "en", "zh-CN/notebooks": "zh_CN", "zh-CN/solutions": "zh_CN"}
 
 
 # Characters drawn as emoji by default (Unicode's Emoji_Presentation) and the emoji selector: a browser
@@ -140,7 +166,8 @@ def test_the_folders_of_the_lab_have_the_language_of_their_notebooks() -> None:
 _NEEDS_EMOJI_FONT = re.compile(
     "[\u231a\u231b\u23e9-\u23ec\u23f0\u23f3\u25fd\u25fe\u2614\u2615\u2648-\u2653\u267f\u2693\u26a1\u26aa\u26ab"
     "\u26bd\u26be\u26c4\u26c5\u26ce\u26d4\u26ea\u26f2\u26f3\u26f5\u26fa\u26fd\u2705\u270a\u270b\u2728\u274c\u274e"
-    "\u2753-\u2755\u2757\u2795-\u2797\u27b0\u27bf\u2b1b\u2b1c\u2b50\u2b55\ufe0f\U0001f000-\U0001faff]")
+    "\u2753-\u2755\u2757\u2795-\u2797\u27b0\u27bf\u2b1b\u2b1c\u2b50\u2b55\ufe0f\U0001f000-\U0001faff]"
+)
 
 
 def test_no_message_of_labkit_or_its_servers_needs_an_emoji_font() -> None:

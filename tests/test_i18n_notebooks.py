@@ -45,7 +45,7 @@ def _labkit_sentences() -> dict[str, re.Pattern[str]]:
     catalog = i18n._read(i18n.LABKIT_LOCALE / i18n.LANGUAGE / "LC_MESSAGES" / "labkit.po")
     patterns = {}
     for message in catalog:
-        for msgid in (message.id if isinstance(message.id, tuple) else (message.id,)):
+        for msgid in message.id if isinstance(message.id, tuple) else (message.id,):
             # A placeholder at either end needs no matching (and would make the search slow).
             parts = re.split(r"\{[^}]*\}", (msgid or "").strip())
             while parts and not parts[0].strip():
@@ -73,8 +73,11 @@ def _printed_labels(code: str) -> set[str]:
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "print":
             for argument in call.args:
                 parts = argument.values if isinstance(argument, ast.JoinedStr) else [argument]
-                labels.update(p.value.strip() for p in parts if isinstance(p, ast.Constant) and isinstance(p.value, str)
-                              and _is_sentence(p.value))
+                labels.update(
+                    p.value.strip()
+                    for p in parts
+                    if isinstance(p, ast.Constant) and isinstance(p.value, str) and _is_sentence(p.value)
+                )
     return labels
 
 
@@ -106,13 +109,19 @@ def test_a_translation_may_change_words_but_not_code() -> None:
 def test_a_chinese_notebook_shows_no_english_prose(path: Path) -> None:
     chinese = nbformat.read(path, as_version=4)
     english = nbformat.read(ENGLISH[CHINESE.index(path)], as_version=4)
-    prose = [match.group(0) for cell in chinese.cells if cell.cell_type == "markdown"
-             for match in _ENGLISH_RUN.finditer(_NOT_PROSE.sub(" ", cell.source))]
+    prose = [
+        match.group(0)
+        for cell in chinese.cells
+        if cell.cell_type == "markdown"
+        for match in _ENGLISH_RUN.finditer(_NOT_PROSE.sub(" ", cell.source))
+    ]
     assert prose == [], "English left in the markdown"
     shown = _outputs_text(chinese)
     labels = {label for cell in english.cells if cell.cell_type == "code" for label in _printed_labels(cell.source)}
-    untranslated = sorted([msgid for msgid, pattern in _labkit_sentences().items() if pattern.search(shown)]
-                          + [label for label in labels if label in shown])
+    untranslated = sorted(
+        [msgid for msgid, pattern in _labkit_sentences().items() if pattern.search(shown)]
+        + [label for label in labels if label in shown]
+    )
     assert untranslated == [], "English learner-facing sentences in the outputs"
 
 
@@ -141,14 +150,18 @@ _CHINESE_WORDS = re.compile(r"[\u4e00-\u9fff]{2,}")
 _MAY_STAY_ENGLISH = (
     # text the simulated model reads, which it reads only in English: tool descriptions and results, the weekly
     # report prompt, the order policy, the attacks' tasks and payloads, and the model's own decision notes
-    re.compile(r"description|Add two integers|IMPORTANT|[Bb]efore (?:using|calling)|Deploy|deploy|the tool will not"
-               r"|Saved the order-service|Already saved|Write the weekly order report|[Oo]rder policy|orders? (?:above|"
-               r"still|leave)|paid orders|customer may|goods may|Tell me the fact|Search the docs|Send a message|"
-               r"Read my notes|AI agents reading|Assistant:|obeying|the user's task needs|untrusted-data markers|"
-               r"[Ss]ummarise|[Tt]ranslate a text|Why did order-service errors rise since|Do not mention"),
+    re.compile(
+        r"description|Add two integers|IMPORTANT|[Bb]efore (?:using|calling)|Deploy|deploy|the tool will not"
+        r"|Saved the order-service|Already saved|Write the weekly order report|[Oo]rder policy|orders? (?:above|"
+        r"still|leave)|paid orders|customer may|goods may|Tell me the fact|Search the docs|Send a message|"
+        r"Read my notes|AI agents reading|Assistant:|obeying|the user's task needs|untrusted-data markers|"
+        r"[Ss]ummarise|[Tt]ranslate a text|Why did order-service errors rise since|Do not mention"
+    ),
     # identifiers: the scanner's rule names, the defences' names, an audit record's outcome codes, a dataclass repr
-    re.compile(r"(?:[a-z][a-z_-]+, ){3,}[a-z][a-z_-]+|: (?:blocked|denied|allowed|approved), (?:not )?sent|"
-               r"^Confinement\("),
+    re.compile(
+        r"(?:[a-z][a-z_-]+, ){3,}[a-z][a-z_-]+|: (?:blocked|denied|allowed|approved), (?:not )?sent|"
+        r"^Confinement\("
+    ),
     # Mermaid's own syntax in a diagram's source (`participant host as Host`)
     re.compile(r"^\s*(?:participant \w+ as|Note over)"),
     # business data: the log store's error messages, the SQLite rows
@@ -167,8 +180,13 @@ def english_sentence_lines(notebook: nbformat.NotebookNode) -> tuple[list[str], 
             continue
         for output in cell.get("outputs", []):
             data = output.get("data", {})
-            columns = sorted({html.unescape(name).strip() for name in
-                              re.findall(r"<th[^>]*>(.*?)</th>", str(data.get("text/html", "")), re.S)}, key=len)
+            columns = sorted(
+                {
+                    html.unescape(name).strip()
+                    for name in re.findall(r"<th[^>]*>(.*?)</th>", str(data.get("text/html", "")), re.S)
+                },
+                key=len,
+            )
             for line in str(output.get("text") or data.get("text/plain") or "").splitlines():
                 for column in reversed(columns):
                     line = line.replace(column, " ") if column else line
@@ -195,9 +213,19 @@ def test_a_chinese_notebook_prints_no_english_sentence_from_any_source(path: Pat
 
 
 def test_the_english_sentence_check_finds_a_server_summary_and_spares_a_table_header() -> None:
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(outputs=[nbformat.v4.new_output(
-        "stream", text="    round  from    to  kind  \\\n14   renders the order-service chart and saves it in the "
-                       "personal space\n15   日志库：order-service 共 401 个报错\n")])])
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(
+                outputs=[
+                    nbformat.v4.new_output(
+                        "stream",
+                        text="    round  from    to  kind  \\\n14   renders the order-service chart and saves it in the "
+                        "personal space\n15   日志库：order-service 共 401 个报错\n",
+                    )
+                ]
+            )
+        ]
+    )
     english, sentences = english_sentence_lines(notebook)
     assert english == ["14   renders the order-service chart and saves it in the personal space"] and sentences == 2
     assert unexplained_english(english) == english
@@ -206,6 +234,9 @@ def test_the_english_sentence_check_finds_a_server_summary_and_spares_a_table_he
 @pytest.mark.parametrize("path", CHINESE + ENGLISH, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_output_shows_a_character_as_an_escape(path: Path) -> None:
     """JSON shown to a learner keeps its characters (`ensure_ascii=False`): `\\u628a` is unreadable."""
-    escaped = [m.group(0) for m in re.finditer(r"\\u([0-9a-fA-F]{4})", _outputs_text(nbformat.read(path, as_version=4)))
-               if int(m.group(1), 16) >= 0x80]
+    escaped = [
+        m.group(0)
+        for m in re.finditer(r"\\u([0-9a-fA-F]{4})", _outputs_text(nbformat.read(path, as_version=4)))
+        if int(m.group(1), 16) >= 0x80
+    ]
     assert escaped == []

@@ -69,15 +69,24 @@ def test_no_wing_imports_a_wing_above_it() -> None:
 
 
 def test_only_the_lessons_know_the_lab_servers() -> None:
-    leaks = [f"{p.relative_to(ROOT)} imports {m}" for p in SOURCES for m in _imports(p)
-             if (m == "servers" or m.startswith("servers.")) and _wing(_module_name(p)) != "lessons"]
+    leaks = [
+        f"{p.relative_to(ROOT)} imports {m}"
+        for p in SOURCES
+        for m in _imports(p)
+        if (m == "servers" or m.startswith("servers.")) and _wing(_module_name(p)) != "lessons"
+    ]
     assert leaks == []
 
 
 def test_nothing_under_labkit_reads_the_tests_folder() -> None:
-    readers = [str(p.relative_to(ROOT)) for p in SOURCES
-               if any(isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in ("tests", "tests/")
-                      for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))))]
+    readers = [
+        str(p.relative_to(ROOT))
+        for p in SOURCES
+        if any(
+            isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in ("tests", "tests/")
+            for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        )
+    ]
     assert readers == []
 
 
@@ -94,11 +103,13 @@ def test_importing_the_host_loads_neither_the_simulator_nor_a_provider_sdk() -> 
 
 
 def test_a_provider_sdk_imported_meanwhile_is_imported_on_a_thread_of_its_own_and_only_once() -> None:
-    code = ("import sys, threading; from labkit.host import import_sdk_meanwhile; "
-            "import_sdk_meanwhile('openai'); started = [t for t in threading.enumerate() if t.name == 'import openai']; "
-            "[t.join() for t in started]; import_sdk_meanwhile('openai'); "
-            "again = [t for t in threading.enumerate() if t.name == 'import openai']; "
-            "print(len(started), 'openai' in sys.modules, len(again))")
+    code = (
+        "import sys, threading; from labkit.host import import_sdk_meanwhile; "
+        "import_sdk_meanwhile('openai'); started = [t for t in threading.enumerate() if t.name == 'import openai']; "
+        "[t.join() for t in started]; import_sdk_meanwhile('openai'); "
+        "again = [t for t in threading.enumerate() if t.name == 'import openai']; "
+        "print(len(started), 'openai' in sys.modules, len(again))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert result.stdout.split() == ["1", "True", "0"]
 
@@ -126,8 +137,9 @@ def test_notebooks_import_only_from_facades() -> None:
             if cell["cell_type"] != "code":
                 continue
             for module in _imports_of_source("".join(cell["source"])):
-                if (module.startswith("labkit.") and any(p.startswith("_") for p in module.split("."))) \
-                        or module.startswith("servers._"):
+                if (
+                    module.startswith("labkit.") and any(p.startswith("_") for p in module.split("."))
+                ) or module.startswith("servers._"):
                     offending.append(f"{path.relative_to(ROOT)}: {module}")
     assert offending == []
 
@@ -139,7 +151,8 @@ def _imports_of_source(source: str) -> set[str]:
     except SyntaxError:
         return set()
     return {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module} | {
-        a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+    }
 
 
 def test_a_process_that_imported_labkit_freezes_its_heap_before_finalizing() -> None:
@@ -150,9 +163,13 @@ def test_a_process_that_imported_labkit_freezes_its_heap_before_finalizing() -> 
 
 def test_the_warm_pythons_package_imports_only_the_standard_library() -> None:
     # The supervisor loads its client by path at every server start, and a warm Python imports nothing of ours ahead.
-    foreign = [f"{path.relative_to(ROOT)} imports {module}" for path in sorted((LABKIT / "_warm").glob("*.py"))
-               for module in _imports(path) if not module.startswith("labkit._warm")
-               and module.partition(".")[0] not in sys.stdlib_module_names | {"__future__"}]
+    foreign = [
+        f"{path.relative_to(ROOT)} imports {module}"
+        for path in sorted((LABKIT / "_warm").glob("*.py"))
+        for module in _imports(path)
+        if not module.startswith("labkit._warm")
+        and module.partition(".")[0] not in sys.stdlib_module_names | {"__future__"}
+    ]
     assert foreign == []
 
 
@@ -164,6 +181,10 @@ def test_the_kernel_provisioner_loads_neither_the_host_nor_the_sdk() -> None:
 
 def test_the_lab_servers_import_nothing_of_labkit() -> None:
     """A server speaks the learner's language through `servers/i18n.py`, which stands on the standard library."""
-    importers = [f"{p.relative_to(ROOT)} imports {m}" for p in sorted((ROOT / "servers").rglob("*.py"))
-                 for m in _imports(p) if m == "labkit" or m.startswith("labkit.")]
+    importers = [
+        f"{p.relative_to(ROOT)} imports {m}"
+        for p in sorted((ROOT / "servers").rglob("*.py"))
+        for m in _imports(p)
+        if m == "labkit" or m.startswith("labkit.")
+    ]
     assert importers == []

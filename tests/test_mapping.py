@@ -14,6 +14,7 @@ from labkit.host import (
     provider_name,
     strict_schema,
     to_mcp_call,
+    wire_tool,
 )
 from labkit.lessons import make_client
 from labkit.simulator import MODEL_NAME
@@ -79,11 +80,21 @@ def test_anthropic_strict_closes_objects_and_keeps_optional_properties_optional(
 
 
 def test_strict_columns_of_the_three_apis_side_by_side() -> None:
-    rows = [row for api in ("anthropic", "chat", "responses") for strict in (False, True)
-            for row in convert_tool(TOOL, api, strict=strict).report if row["item"] == "strict"]
+    rows = [
+        row
+        for api in ("anthropic", "chat", "responses")
+        for strict in (False, True)
+        for row in convert_tool(TOOL, api, strict=strict).report
+        if row["item"] == "strict"
+    ]
     assert [(row["api"], row["outcome"]) for row in rows] == [
-        ("anthropic", "not sent"), ("anthropic", "added"), ("chat", "added"), ("chat", "added"),
-        ("responses", "added"), ("responses", "added")]
+        ("anthropic", "not sent"),
+        ("anthropic", "added"),
+        ("chat", "added"),
+        ("chat", "added"),
+        ("responses", "added"),
+        ("responses", "added"),
+    ]
 
 
 async def test_anthropic_strict_tools_pass_the_real_sdk() -> None:
@@ -203,3 +214,38 @@ async def test_strict_tools_pass_the_sdk_and_nulls_are_dropped_before_tools_call
     sent = conversation.history[-1]["tool_calls"][0]["function"]["arguments"]
     assert sent == '{"city":"Oslo","unit":null}'
     assert (turn.tool_calls[0].name, turn.tool_calls[0].arguments) == ("weather.get", {"city": "Oslo"})
+
+
+EXAMPLES = [
+    {"service": "order-service", "since": "2026-10-29T20:00"},
+    {"service": "payment-service", "since": "2026-10-30T00:00"},
+]
+
+
+@pytest.mark.parametrize("strict", [False, True])
+async def test_schema_examples_become_anthropic_input_examples_and_stay_in_openai_schemas(strict: bool) -> None:
+    wire = wire_tool(TOOL)
+    wire["inputSchema"] = {**wire["inputSchema"], "examples": EXAMPLES}
+    anthropic_tool = convert_tool(wire, "anthropic", strict=strict)
+    assert anthropic_tool.definition["input_examples"] == EXAMPLES
+    assert "examples" not in anthropic_tool.definition["input_schema"]
+    for api in ("chat", "responses"):
+        openai_tool = convert_tool(wire, api, strict=strict).definition  # type: ignore[arg-type]
+        assert (openai_tool.get("function") or openai_tool)["parameters"]["examples"] == EXAMPLES
+    rows = {
+        (r["api"], r["outcome"])
+        for api in ("anthropic", "chat")
+        for r in convert_tool(wire, api).report
+        if r["item"] == "inputSchema.examples"
+    }
+    assert rows == {("anthropic", "changed"), ("chat", "kept")}
+    conversation = Conversation(make_client("anthropic", env={}), MODEL_NAME, [wire], strict=strict)
+    conversation.add_user("Why did errors rise for service=order-service since=2026-10-29T20:00?")
+    assert (await conversation.ask()).tool_calls  # the real SDK takes the field, and the loop goes on
+
+
+def test_examples_that_are_not_whole_inputs_stay_in_the_schema() -> None:
+    wire = wire_tool(TOOL)
+    wire["inputSchema"] = {**wire["inputSchema"], "examples": ["order-service"]}
+    definition = convert_tool(wire, "anthropic").definition
+    assert "input_examples" not in definition and definition["input_schema"]["examples"] == ["order-service"]

@@ -24,21 +24,31 @@ def _write(folder: Path, name: str, cells: list[nbformat.NotebookNode]) -> None:
 
 def _pair(root: Path, solution_first: str = "1\n", solution_answer: str = "42\n") -> None:
     shared = [_cell("counter = 1\nprint(counter)", "1\n")]
-    _write(root / "notebooks", "01_pair.ipynb", [
-        *shared, _cell("answer = None  # TODO\nprint(answer)", "None\n", "exercise")])
-    _write(root / "solutions", "01_pair.ipynb", [
-        _cell(shared[0].source, solution_first),
-        _cell("answer = 41 + counter\nprint(answer)", solution_answer, "exercise")])
+    _write(
+        root / "notebooks",
+        "01_pair.ipynb",
+        [*shared, _cell("answer = None  # TODO\nprint(answer)", "None\n", "exercise")],
+    )
+    _write(
+        root / "solutions",
+        "01_pair.ipynb",
+        [
+            _cell(shared[0].source, solution_first),
+            _cell("answer = 41 + counter\nprint(answer)", solution_answer, "exercise"),
+        ],
+    )
 
 
 def _run(pytester: pytest.Pytester, *paths: str) -> pytest.RunResult:
     """pytest in a subprocess (which imports the plugin as `tests.nbval_pairs`: PYTHONPATH names the repo)."""
-    return pytester.runpytest_subprocess("-p", "tests.nbval_pairs", "--nbval-pairs", "--nbval-current-env",
-                                         "-p", "no:cacheprovider", "-rA", *paths)
+    return pytester.runpytest_subprocess(
+        "-p", "tests.nbval_pairs", "--nbval-pairs", "--nbval-current-env", "-p", "no:cacheprovider", "-rA", *paths
+    )
 
 
 def test_a_solution_runs_its_exercises_in_its_lessons_kernel_and_its_earlier_cells_are_checked_not_run(
-        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PYTHONPATH", str(REPO))
     _pair(pytester.path)
     result = _run(pytester, "notebooks", "solutions")
@@ -53,7 +63,8 @@ def test_a_solution_runs_its_exercises_in_its_lessons_kernel_and_its_earlier_cel
 
 
 def test_a_solution_whose_earlier_cells_drifted_or_whose_answer_is_wrong_fails_naming_each(
-        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PYTHONPATH", str(REPO))
     _pair(pytester.path, solution_first="2\n", solution_answer="43\n")
     result = _run(pytester, "notebooks", "solutions")
@@ -63,7 +74,8 @@ def test_a_solution_whose_earlier_cells_drifted_or_whose_answer_is_wrong_fails_n
 
 
 def test_a_solution_given_without_its_lesson_runs_whole(
-        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PYTHONPATH", str(REPO))
     _pair(pytester.path)
     result = _run(pytester, "solutions/01_pair.ipynb")

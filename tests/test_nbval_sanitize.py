@@ -38,8 +38,15 @@ def shown(trace: Trace) -> str:
     """What lesson 02 prints of the answer, its trace table and its sequence diagram."""
     result = answer(trace)
     rows = table(trace)[["from", "to", "kind", "name", "summary"]]
-    return "\n".join([str(result["structuredContent"]), result["content"][0]["text"], rows.to_string(),
-                      rows.to_html(), str(sequence_diagram(trace))])
+    return "\n".join(
+        [
+            str(result["structuredContent"]),
+            result["content"][0]["text"],
+            rows.to_string(),
+            rows.to_html(),
+            str(sequence_diagram(trace)),
+        ]
+    )
 
 
 def retold(trace: Trace, change: dict[str, str]) -> Trace:
@@ -51,8 +58,17 @@ def retold(trace: Trace, change: dict[str, str]) -> Trace:
         for old, new in change.items():
             text = text.replace(old, new)
         payload = json.loads(text)
-        again.record(event.src, event.dst, event.kind, summarise_frame(payload, methods.get(event.ref)),
-                     ref=event.ref, name=event.name, payload=payload, round=event.round, **event.meta)
+        again.record(
+            event.src,
+            event.dst,
+            event.kind,
+            summarise_frame(payload, methods.get(event.ref)),
+            ref=event.ref,
+            name=event.name,
+            payload=payload,
+            round=event.round,
+            **event.meta,
+        )
     return again
 
 
@@ -71,8 +87,9 @@ def today() -> tuple[Trace, dt.date]:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("days_later", range(1, 8))
-def test_the_same_conversion_on_any_other_day_of_the_week_sanitizes_the_same(today, days_later, language,
-                                                                            monkeypatch) -> None:
+def test_the_same_conversion_on_any_other_day_of_the_week_sanitizes_the_same(
+    today, days_later, language, monkeypatch
+) -> None:
     monkeypatch.setenv("LABKIT_LANG", language)
     trace, date = today
     other = date + dt.timedelta(days=days_later)

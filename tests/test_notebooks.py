@@ -38,8 +38,11 @@ def test_no_helpers_are_defined_outside_exercise_cells(path):
         if cell.cell_type != "code" or "exercise" in _tags(cell) or _WRITES_A_SERVER.match(cell.source):
             continue
         tree = ast.parse(_MAGIC.sub("", cell.source))
-        defined = [type(n).__name__ for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                                             ast.ClassDef, ast.Lambda))]
+        defined = [
+            type(n).__name__
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda))
+        ]
         assert not defined, f"{path.name} cell {index} defines {defined}: helpers belong in labkit"
 
 
@@ -62,8 +65,9 @@ def test_the_solution_differs_only_in_exercise_cells(path):
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name)
 def test_each_lesson_has_the_required_sections(path):
     cells = _read(path).cells
-    headings = [line for c in cells if c.cell_type == "markdown" for line in c.source.splitlines()
-                if line.startswith("#")]
+    headings = [
+        line for c in cells if c.cell_type == "markdown" for line in c.source.splitlines() if line.startswith("#")
+    ]
     assert re.match(rf"# {path.name[:2]} · ", headings[0]), "first heading is '# NN · Title'"
     for section in ("## Exercises", "## Summary", "## Going further"):
         assert any(h.startswith(section) for h in headings), f"missing {section}"

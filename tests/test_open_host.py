@@ -13,10 +13,12 @@ from tests.servers_helpers import TIME_SERVER
 
 CONVERT = {"source_timezone": "Europe/London", "time": "09:00", "target_timezone": "Asia/Tokyo"}
 
+
 def _config(tmp_path: Path, servers: dict) -> Path:
     path = tmp_path / "claude_desktop_config.json"
     path.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
     return path
+
 
 @pytest.mark.parametrize("era", sorted(ERAS))
 async def test_a_pypi_server_from_an_mcpservers_config_is_listed_and_called(tmp_path: Path, era: str) -> None:
@@ -32,6 +34,7 @@ async def test_a_pypi_server_from_an_mcpservers_config_is_listed_and_called(tmp_
     assert all(e.meta["server"] == "time" for e in requests)
     assert ("initialize" in {e.name for e in requests}) == (era == "2025-11-25")
 
+
 async def test_a_lab_server_over_http_by_url(tmp_path: Path) -> None:
     with http_server("logs") as url:
         config = _config(tmp_path, {"ops-logs": {"url": url, "headers": {"X-Team": "ops"}}})
@@ -43,6 +46,7 @@ async def test_a_lab_server_over_http_by_url(tmp_path: Path) -> None:
     posts = [e for e in trace.of_kind("http.request") if e.meta["server"] == "ops-logs"]
     assert posts and any(e.name == "query_errors" for e in trace.of_kind("jsonrpc.request"))
 
+
 async def test_a_misspelled_command_names_itself_and_its_cause(tmp_path: Path) -> None:
     config = _config(tmp_path, {"time": {"command": "mcp-server-tme", "args": ["--local-timezone", "UTC"]}})
     with anyio.fail_after(10), pytest.raises(ServerStartError) as caught:
@@ -52,6 +56,7 @@ async def test_a_misspelled_command_names_itself_and_its_cause(tmp_path: Path) -
     assert error.server == "time" and "mcp-server-tme" in error.command and "mcp-server-tme" in str(error)
     assert error.error is not None and "No such file" in str(error)
 
+
 async def test_a_server_that_exits_early_shows_its_status_and_stderr() -> None:
     with anyio.fail_after(10), pytest.raises(ServerStartError) as caught:
         async with Host(Trace(), [ServerSpec("mcp-server-time")]):
@@ -60,30 +65,41 @@ async def test_a_server_that_exits_early_shows_its_status_and_stderr() -> None:
     assert error.returncode == 1 and "No module named servers.mcp-server-time" in error.stderr
     assert "mcp-server-time" in str(error) and "Connection closed" not in str(error)
 
+
 async def test_an_http_lab_server_that_cannot_start_says_why() -> None:
     with pytest.raises(ServerStartError) as caught, http_server("no_such_server"):
         pass
     assert caught.value.returncode == 1 and "servers.no_such_server" in caught.value.stderr
 
+
 def test_config_entries_are_read_in_order_with_every_field(tmp_path: Path) -> None:
-    specs = specs_from_config({"servers": {
-        "git": {"command": "uvx", "args": ["mcp-server-git"], "env": {"GIT_DIR": "/tmp"}, "cwd": "/tmp"},
-        "web": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer x"}},
-    }})
+    specs = specs_from_config(
+        {
+            "servers": {
+                "git": {"command": "uvx", "args": ["mcp-server-git"], "env": {"GIT_DIR": "/tmp"}, "cwd": "/tmp"},
+                "web": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer x"}},
+            }
+        }
+    )
     assert [s.name for s in specs] == ["git", "web"]
     assert specs[0] == ServerSpec("git", command="uvx", args=("mcp-server-git",), env={"GIT_DIR": "/tmp"}, cwd="/tmp")
     assert specs[1].transport == "http" and specs[1].headers == {"Authorization": "Bearer x"}
 
-@pytest.mark.parametrize(("document", "named"), [
-    ({"mcpServers": {"a": {"args": []}}}, "server 'a' needs a 'command'"),
-    ({"mcpServers": {"a": {"command": "x", "args": "--flag"}}}, "'args' must be a list"),
-    ({"mcpServers": {"a": {"command": "x", "env": {"N": 1}}}}, "must map names to strings"),
-    ({"mcpServers": {"a": "x"}}, "must be an object"),
-    ({"tools": {}}, "has no 'mcpServers' or 'servers' object"),
-])
+
+@pytest.mark.parametrize(
+    ("document", "named"),
+    [
+        ({"mcpServers": {"a": {"args": []}}}, "server 'a' needs a 'command'"),
+        ({"mcpServers": {"a": {"command": "x", "args": "--flag"}}}, "'args' must be a list"),
+        ({"mcpServers": {"a": {"command": "x", "env": {"N": 1}}}}, "must map names to strings"),
+        ({"mcpServers": {"a": "x"}}, "must be an object"),
+        ({"tools": {}}, "has no 'mcpServers' or 'servers' object"),
+    ],
+)
 def test_a_bad_config_entry_is_named(document: dict, named: str) -> None:
     with pytest.raises(ValueError, match=named.replace("(", r"\(")):
         specs_from_config(document)
+
 
 def test_a_config_file_that_is_missing_or_not_json_says_so(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=r"no MCP config file"):
@@ -91,6 +107,7 @@ def test_a_config_file_that_is_missing_or_not_json_says_so(tmp_path: Path) -> No
     (tmp_path / "bad.json").write_text("{mcpServers:", encoding="utf-8")
     with pytest.raises(ValueError, match=r"bad.json is not valid JSON"):
         load_config(tmp_path / "bad.json")
+
 
 def test_a_transport_that_does_not_exist_lists_the_ones_that_do() -> None:
     with pytest.raises(ValueError, match=r"transport must be one of stdio, http, sse, not 'htp'"):

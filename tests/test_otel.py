@@ -70,8 +70,14 @@ async def test_each_request_and_its_reply_are_one_span(canonical, tmp_path):
     assert len(mcp) == len(requests) == len(canonical.trace.of_kind("jsonrpc.response", "jsonrpc.error"))
     for span, request in zip(mcp, requests, strict=True):
         attrs = _attrs(span)
-        reply = next(e for e in canonical.trace if e.seq > request.seq and e.kind == "jsonrpc.response"
-                     and e.ref == request.ref and e.meta["server"] == request.meta["server"])
+        reply = next(
+            e
+            for e in canonical.trace
+            if e.seq > request.seq
+            and e.kind == "jsonrpc.response"
+            and e.ref == request.ref
+            and e.meta["server"] == request.meta["server"]
+        )
         assert attrs["jsonrpc.request.id"] == str(request.ref)
         assert attrs["mcp.method.name"] == request.meta["method"]
         assert attrs["mcp.protocol.version"] == "2026-07-28"
@@ -104,7 +110,10 @@ async def test_model_calls_carry_the_genai_names(canonical, tmp_path):
         assert chat["gen_ai.response.id"] == response.ref and chat["labkit.simulated"] is True
         assert int(chat["gen_ai.usage.input_tokens"]) > 0 and chat["http.response.status_code"] == "200"
     assert [c["gen_ai.response.finish_reasons"]["values"][0]["stringValue"] for c in chats] == [
-        "tool_use", "tool_use", "end_turn"]
+        "tool_use",
+        "tool_use",
+        "end_turn",
+    ]
 
 
 async def test_ids_are_derived_from_the_trace(canonical, tmp_path):

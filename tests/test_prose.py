@@ -27,8 +27,20 @@ ENGLISH = LESSONS + sorted((ROOT / "solutions").glob("[0-9][0-9]_*.ipynb"))
 CHINESE = [ROOT / "zh-CN" / path.relative_to(ROOT) for path in ENGLISH]
 CATALOG = ROOT / "labkit" / "locale" / "zh_CN" / "LC_MESSAGES" / "labkit.po"
 
-_FOLDERS = (".ci", "benchmarks", "binder", "labkit", "locale", "notebooks", "servers", "skills", "solutions", "tests",
-            "tools", "zh-CN")
+_FOLDERS = (
+    ".ci",
+    "benchmarks",
+    "binder",
+    "labkit",
+    "locale",
+    "notebooks",
+    "servers",
+    "skills",
+    "solutions",
+    "tests",
+    "tools",
+    "zh-CN",
+)
 _PATH = re.compile(rf"(?<![\w./-])((?:{'|'.join(map(re.escape, _FOLDERS))})/[\w./*<>-]*)")
 _FILE = re.compile(r"(?<![\w./<>-])([\w-]+\.(?:py|md|ipynb|json|cfg|toml|txt|sh|yml|yaml))\b")
 _PLACEHOLDER = re.compile(r"<[^>]*>|\bNN\b|\*")
@@ -82,8 +94,9 @@ def path_problems(notebook: nbformat.NotebookNode, tracked: frozenset[str]) -> l
             if path.startswith("tools/") and "." not in path:  # tools/list, tools/call: MCP methods
                 continue
             pattern = _PLACEHOLDER.sub("*", path.rstrip("/"))
-            if not any(file == pattern or file.startswith(pattern + "/") for file in tracked) \
-                    and not any(ROOT.glob(pattern)):
+            if not any(file == pattern or file.startswith(pattern + "/") for file in tracked) and not any(
+                ROOT.glob(pattern)
+            ):
                 found.append(path)
         found += [name for name in _FILE.findall(source) if name not in names and name not in code]
     return found
@@ -112,15 +125,17 @@ def reference_problems(path: Path) -> list[str]:
     return found
 
 
-def claim_problems(claim: Claim, english: nbformat.NotebookNode, shown: nbformat.NotebookNode,
-                   *, prose: bool = True) -> list[str]:
+def claim_problems(
+    claim: Claim, english: nbformat.NotebookNode, shown: nbformat.NotebookNode, *, prose: bool = True
+) -> list[str]:
     """What keeps `claim` from being true of `english`'s prose and of `shown`'s stored outputs (the same cells,
     in `english` or its Chinese edition)."""
     found = []
     if prose and not any(claim.says in " ".join(source.split()) for source in _markdown(english)):
         found.append(f"the prose no longer says {claim.says!r}: is the claim still made, and true?")
-    cells = [index for index, cell in enumerate(english.cells)
-             if cell.cell_type == "code" and claim.shown_by in cell.source]
+    cells = [
+        index for index, cell in enumerate(english.cells) if cell.cell_type == "code" and claim.shown_by in cell.source
+    ]
     if len(cells) != 1:
         return [*found, f"{len(cells)} code cells contain {claim.shown_by!r}, not one"]
     output = _output(shown.cells[cells[0]])
@@ -132,7 +147,7 @@ def claim_problems(claim: Claim, english: nbformat.NotebookNode, shown: nbformat
 
 
 def _editions(number: str) -> Iterable[tuple[Path, Path]]:
-    for english, chinese in zip(ENGLISH, CHINESE):
+    for english, chinese in zip(ENGLISH, CHINESE, strict=True):
         if english.name.startswith(f"{number}_"):
             yield english, english
             yield english, chinese
@@ -157,8 +172,11 @@ def label_comparisons(code: str, labels: frozenset[str]) -> list[str]:
         operands: list[ast.expr] = []
         if isinstance(node, ast.Compare):
             operands = [node.left, *node.comparators]
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr in ("startswith", "endswith"):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("startswith", "endswith")
+        ):
             operands = list(node.args)
         for operand in operands:
             elements = operand.elts if isinstance(operand, (ast.Tuple, ast.List, ast.Set)) else [operand]
@@ -176,10 +194,13 @@ def test_every_lesson_and_section_a_lesson_refers_to_exists(path: Path) -> None:
     assert reference_problems(path) == []
 
 
-@pytest.mark.parametrize("english,chinese", list(zip(ENGLISH, CHINESE)), ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "english,chinese", list(zip(ENGLISH, CHINESE, strict=True)), ids=lambda p: str(p.relative_to(ROOT))
+)
 def test_the_chinese_prose_refers_to_the_same_sections(english: Path, chinese: Path) -> None:
     def references(path: Path) -> list[list[str]]:
         return [sorted(re.findall(r"§\d+[a-z]?|\b\d\d\b(?= ?§)", source)) for source in _markdown(_read(path))]
+
     assert references(chinese) == references(english)
 
 
@@ -187,8 +208,10 @@ def test_the_chinese_prose_refers_to_the_same_sections(english: Path, chinese: P
 def test_each_claim_is_in_the_prose_and_shown_by_the_stored_outputs_in_both_languages(claim: Claim) -> None:
     editions = list(_editions(claim.notebook))
     assert editions, f"no notebook {claim.notebook}"
-    found = {str(shown.relative_to(ROOT)): claim_problems(claim, _read(english), _read(shown), prose=english == shown)
-             for english, shown in editions}
+    found = {
+        str(shown.relative_to(ROOT)): claim_problems(claim, _read(english), _read(shown), prose=english == shown)
+        for english, shown in editions
+    }
     assert {path: problems for path, problems in found.items() if problems} == {}
 
 
@@ -203,10 +226,14 @@ def test_a_claim_fails_when_the_output_no_longer_shows_it() -> None:
 
 
 def test_the_path_and_reference_checks_find_what_does_not_exist(tmp_path: Path) -> None:
-    notebook = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_markdown_cell("## 1 One\n\nSee `labkit/forms.py`, `servers/logs.py` and notebook 02 §11; "
-                                      "§1 and §2 below; notebook 42; servers/*.py; tools/list is a method."),
-    ])
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell(
+                "## 1 One\n\nSee `labkit/forms.py`, `servers/logs.py` and notebook 02 §11; "
+                "§1 and §2 below; notebook 42; servers/*.py; tools/list is a method."
+            ),
+        ]
+    )
     assert path_problems(notebook, _tracked()) == ["labkit/forms.py"]
     path = tmp_path / "notebooks" / "99_demo.ipynb"
     path.parent.mkdir()
@@ -223,21 +250,29 @@ def test_lesson_code_decides_on_fields_not_on_display_labels(path: Path) -> None
 
 
 def test_the_label_check_finds_the_comparison_zh_cn_07_made() -> None:
-    code = ('succeeded = every[every["defences"] == "no defences"]["attack succeeded"]\n'
-            'notes = [n for n in notes if n.startswith(("all defences", "x"))]')
+    code = (
+        'succeeded = every[every["defences"] == "no defences"]["attack succeeded"]\n'
+        'notes = [n for n in notes if n.startswith(("all defences", "x"))]'
+    )
     assert label_comparisons(code, _display_labels()) == ["no defences", "all defences"]
 
 
 def _headings(path: Path) -> dict[str, str]:
-    return {m.group(1): m.group(2).replace("`", "").strip() for source in _markdown(_read(path))
-            for m in re.finditer(r"(?m)^## (\d+[a-z]?) (.+)$", source)}
+    return {
+        m.group(1): m.group(2).replace("`", "").strip()
+        for source in _markdown(_read(path))
+        for m in re.finditer(r"(?m)^## (\d+[a-z]?) (.+)$", source)
+    }
 
 
 def _cited(text: str) -> list[tuple[str, str]]:
     """The sections a check message cites: ("3", "How to read a trace") from "§3 How to read a trace (filters)"."""
     parts = re.split(r",? and (?=§)|, (?=§)|、(?=§)| 与 (?=§)|，(?=§)", text.replace("`", ""))
-    return [(m.group(1), re.sub(r"\s*[（(][^（(]*[）)]$", "", m.group(2)).strip())
-            for part in parts if (m := re.match(r"§(\d+[a-z]?) (.+)", part.strip()))]
+    return [
+        (m.group(1), re.sub(r"\s*[（(][^（(]*[）)]$", "", m.group(2)).strip())
+        for part in parts
+        if (m := re.match(r"§(\d+[a-z]?) (.+)", part.strip()))
+    ]
 
 
 def cited_section_problems() -> list[str]:
@@ -256,8 +291,9 @@ def cited_section_problems() -> list[str]:
                 for section, title in _cited(text):
                     heading = headings[language].get(section, "")
                     if not heading.startswith(title):
-                        found.append(f"{checks.name} ({language}) cites §{section} {title!r}; "
-                                     f"the heading is {heading!r}")
+                        found.append(
+                            f"{checks.name} ({language}) cites §{section} {title!r}; the heading is {heading!r}"
+                        )
     return found
 
 

@@ -33,8 +33,14 @@ class Kernel:
         self.published: dict[str, list[dict[str, Any]]] = defaultdict(list)
 
     def run(self, code: str, cell_id: str) -> str:
-        content = {"code": code, "silent": False, "store_history": True, "user_expressions": {},
-                   "allow_stdin": False, "stop_on_error": True}
+        content = {
+            "code": code,
+            "silent": False,
+            "store_history": True,
+            "user_expressions": {},
+            "allow_stdin": False,
+            "stop_on_error": True,
+        }
         message = self.client.session.msg("execute_request", content, metadata={"cellId": cell_id})
         self.client.shell_channel.send(message)
         return message["header"]["msg_id"]
@@ -60,20 +66,26 @@ class Kernel:
 
     def finished(self, request: str) -> bool:
         """The kernel went idle after `request`: everything it printed has been published."""
-        return any(m["msg_type"] == "status" and m["content"]["execution_state"] == "idle"
-                   for m in self.published[request])
+        return any(
+            m["msg_type"] == "status" and m["content"]["execution_state"] == "idle" for m in self.published[request]
+        )
 
     def printed(self, request: str) -> str:
         return "".join(m["content"]["text"] for m in self.published[request] if m["msg_type"] == "stream")
 
     def shows_form(self, request: str) -> bool:
         """The form is on display (every widget of it was opened before)."""
-        return any(m["msg_type"] == "display_data" and "application/vnd.jupyter.widget-view+json" in m["content"]["data"]
-                   for m in self.published[request])
+        return any(
+            m["msg_type"] == "display_data" and "application/vnd.jupyter.widget-view+json" in m["content"]["data"]
+            for m in self.published[request]
+        )
 
     def form_text(self, request: str) -> str:
-        return " ".join(m["content"]["data"]["state"].get("value", "") for m in self.published[request]
-                        if m["msg_type"] == "comm_open" and m["content"]["data"]["state"].get("_model_name") == "HTMLModel")
+        return " ".join(
+            m["content"]["data"]["state"].get("value", "")
+            for m in self.published[request]
+            if m["msg_type"] == "comm_open" and m["content"]["data"]["state"].get("_model_name") == "HTMLModel"
+        )
 
     def button(self, request: str, name: str) -> str | None:
         for message in self.published[request]:

@@ -27,17 +27,21 @@ sys.exit(int(code))
 """
 
 
-def _runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-            suites: dict[str, tuple[float, int, str]]) -> ModuleType:
+def _runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, suites: dict[str, tuple[float, int, str]]) -> ModuleType:
     spec = importlib.util.spec_from_file_location("run_tests_tool", ROOT / "tools" / "run_tests.py")
     assert spec is not None and spec.loader is not None, "tools/run_tests.py is there"
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     monkeypatch.setattr(module, "REPO", tmp_path)
     monkeypatch.setattr(module, "LOGS", tmp_path / "logs")
-    monkeypatch.setattr(module, "suites", lambda: {
-        name: [sys.executable, "-c", _SUITE, str(tmp_path), name, str(seconds), str(code), other]
-        for name, (seconds, code, other) in suites.items()})
+    monkeypatch.setattr(
+        module,
+        "suites",
+        lambda: {
+            name: [sys.executable, "-c", _SUITE, str(tmp_path), name, str(seconds), str(code), other]
+            for name, (seconds, code, other) in suites.items()
+        },
+    )
     monkeypatch.setattr(module, "_NAMED_ONLY", ("late",))
     return module
 
@@ -57,8 +61,9 @@ def test_a_suite_beyond_jobs_starts_only_once_another_has_ended(monkeypatch, tmp
     assert said.index("== late: python") > said.index("== short: passed")
 
 
-def test_a_named_only_suite_is_left_out_by_default_and_a_failing_suite_fails_the_run(monkeypatch, tmp_path: Path,
-                                                                                    capsys) -> None:
+def test_a_named_only_suite_is_left_out_by_default_and_a_failing_suite_fails_the_run(
+    monkeypatch, tmp_path: Path, capsys
+) -> None:
     runner = _runner(monkeypatch, tmp_path, {"good": (0.0, 0, "-"), "bad": (0.0, 3, "-"), "late": (0.0, 0, "-")})
     assert runner.main([]) == 1
     said = capsys.readouterr().out

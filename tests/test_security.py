@@ -95,8 +95,14 @@ async def test_no_canary_reaches_any_server_with_defences_on(runs):
 
 
 async def test_the_canaries_do_leak_without_defences(runs):
-    leaked = {x for (name, mode), run in runs.items() if mode == "off" for c in run.received
-              for x in CANARIES if x in json.dumps(c["arguments"])}
+    leaked = {
+        x
+        for (name, mode), run in runs.items()
+        if mode == "off"
+        for c in run.received
+        for x in CANARIES
+        if x in json.dumps(c["arguments"])
+    }
     assert leaked == set(CANARIES)
 
 

@@ -40,8 +40,9 @@ CHART = "order-service_20261029T2000_20261030T0900.png"
 server = server_fixture("charts", env={"LABKIT_REQUEST_STATE_KEY": KEY_A})
 twin = server_fixture("charts", env={"LABKIT_REQUEST_STATE_KEY": KEY_A}, fixture_name="twin")
 stranger = server_fixture("charts", env={"LABKIT_REQUEST_STATE_KEY": KEY_B}, fixture_name="stranger")
-chinese = server_fixture("charts", env={"LABKIT_REQUEST_STATE_KEY": KEY_A, "LABKIT_LANG": "zh_CN"},
-                         fixture_name="chinese")
+chinese = server_fixture(
+    "charts", env={"LABKIT_REQUEST_STATE_KEY": KEY_A, "LABKIT_LANG": "zh_CN"}, fixture_name="chinese"
+)
 pytestmark = pytest.mark.anyio
 
 Action = Literal["accept", "decline", "cancel"]

@@ -102,8 +102,17 @@ def test_the_catalog_holds_names_and_descriptions_only() -> None:
     assert "## Method" not in catalog and len(catalog) < len(library.everything()) / 2
 
 
-@pytest.mark.parametrize("path", ["../weekly-report/SKILL.md", "/etc/passwd", "references/../../code-review/SKILL.md",
-                                  "references\\plan-rules.md", "", "SKILL2.md"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../weekly-report/SKILL.md",
+        "/etc/passwd",
+        "references/../../code-review/SKILL.md",
+        "references\\plan-rules.md",
+        "",
+        "SKILL2.md",
+    ],
+)
 def test_resources_outside_the_skill_folder_are_refused(path: str) -> None:
     library = SkillLibrary.from_folders(SKILLS_DIR)
     with pytest.raises(ValueError, match=r"refused|has no file"):
@@ -138,8 +147,13 @@ def test_the_token_estimate_counts_each_cjk_character_as_a_token() -> None:
 def test_the_static_check_finds_the_sample_file_problems() -> None:
     findings = check_python_source((SKILLS_DIR / "code-review" / "assets" / "discount.py").read_text())
     assert [f["severity"] for f in findings] == ["high"] * 3 + ["medium"] * 2 + ["low"] * 2
-    assert {f["rule"] for f in findings} == {"mutable-default", "bare-except", "unused-import", "compare-to-none",
-                                            "missing-docstring"}
+    assert {f["rule"] for f in findings} == {
+        "mutable-default",
+        "bare-except",
+        "unused-import",
+        "compare-to-none",
+        "missing-docstring",
+    }
     assert check_python_source("def f(:\n")[0]["rule"] == "syntax-error"
 
 
@@ -189,7 +203,7 @@ def test_sentences_that_say_when_not_to_use_a_skill_do_not_count() -> None:
 
 
 def test_the_model_follows_the_method_after_the_body_arrives() -> None:
-    body = "## Method\n1. Call `get_plan(plan=<family|personal>)`.\n2. Answer \"{plan}: {max_accounts}\" for each.\n"
+    body = '## Method\n1. Call `get_plan(plan=<family|personal>)`.\n2. Answer "{plan}: {max_accounts}" for each.\n'
     get_plan = ToolSpec("get_plan", "Look up a plan.", {"type": "object", "properties": {"plan": {"type": "string"}}})
     loaded = [
         Message("user", "How many accounts do the personal and family plans allow?"),
@@ -198,6 +212,19 @@ def test_the_model_follows_the_method_after_the_body_arrives() -> None:
     ]
     decision = decide(Dialogue(loaded, [LOAD, get_plan], system=CATALOG))
     assert [c.arguments for c in decision.calls] == [{"plan": "personal"}, {"plan": "family"}]
-    answered = [*loaded, Message("assistant", calls=(ToolSeen("c2", "get_plan", {"plan": "personal"}), ToolSeen("c3", "get_plan", {"plan": "family"}))), Message("user", results=(ToolOutcome("c2", '{"plan": "personal", "max_accounts": 3}'), ToolOutcome("c3", '{"plan": "family", "max_accounts": 6}')))]
+    answered = [
+        *loaded,
+        Message(
+            "assistant",
+            calls=(ToolSeen("c2", "get_plan", {"plan": "personal"}), ToolSeen("c3", "get_plan", {"plan": "family"})),
+        ),
+        Message(
+            "user",
+            results=(
+                ToolOutcome("c2", '{"plan": "personal", "max_accounts": 3}'),
+                ToolOutcome("c3", '{"plan": "family", "max_accounts": 6}'),
+            ),
+        ),
+    ]
     final = decide(Dialogue(answered, [LOAD, get_plan], system=CATALOG))
     assert final.text.endswith("personal: 3 family: 6") and not final.calls

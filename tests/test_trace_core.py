@@ -182,10 +182,26 @@ def test_call_spans_pair_requests_and_responses_and_overlap_saving_reads_them():
     trace = Trace()
     trace.round = 1
     for server in ("a", "b"):
-        trace.record("client", "server", "jsonrpc.request", "call", ref=1, name=f"tool_{server}",
-                     payload={"method": "tools/call"}, server=server)
-    trace.record("client", "server", "jsonrpc.request", "list", ref=2, name="tools/list",
-                 payload={"method": "tools/list"}, server="a")
+        trace.record(
+            "client",
+            "server",
+            "jsonrpc.request",
+            "call",
+            ref=1,
+            name=f"tool_{server}",
+            payload={"method": "tools/call"},
+            server=server,
+        )
+    trace.record(
+        "client",
+        "server",
+        "jsonrpc.request",
+        "list",
+        ref=2,
+        name="tools/list",
+        payload={"method": "tools/list"},
+        server="a",
+    )
     for server in ("b", "a"):
         trace.record("server", "client", "jsonrpc.response", "done", ref=1, name=f"tool_{server}", server=server)
     spans = call_spans(trace)
@@ -196,8 +212,11 @@ def test_call_spans_pair_requests_and_responses_and_overlap_saving_reads_them():
     with_a_gap = [CallSpan(1, "a", "x", 0.0, 1.0), CallSpan(1, "a", "y", 5.0, 6.0)]
     together = [CallSpan(1, "a", "x", 0.0, 1.0), CallSpan(1, "b", "y", 0.0, 2.0)]
     # A form answered between two calls is a gap, not time lost: one call overlapped the first, one came later.
-    overlapped_then_later = [CallSpan(1, "a", "q", 0.0, 10.0), CallSpan(1, "b", "c", 5.0, 6.0),
-                             CallSpan(1, "b", "c", 20.0, 500.0)]
+    overlapped_then_later = [
+        CallSpan(1, "a", "q", 0.0, 10.0),
+        CallSpan(1, "b", "c", 5.0, 6.0),
+        CallSpan(1, "b", "c", 20.0, 500.0),
+    ]
     assert overlap_saving(one_after_another) == overlap_saving(with_a_gap) == {1: 0.0}
     assert overlap_saving(together) == {1: 1.0}
     assert overlap_saving(overlapped_then_later) == {1: 1.0}

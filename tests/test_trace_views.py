@@ -45,9 +45,13 @@ def _columns(line: str) -> int:
 
 
 def test_text_with_no_wide_character_wraps_exactly_as_textwrap():
-    texts = ["[15] log store: 401 order-service errors 20:00-23:00, peak 118 at 21:00",
-             "[13] tools/call query_errors {\"service\":\"order-service\",\"since\":\"2026-10-29T20:00\"}",
-             "x" * 70, "a-b-c " * 12, "  spaced   out\ttext  "]
+    texts = [
+        "[15] log store: 401 order-service errors 20:00-23:00, peak 118 at 21:00",
+        '[13] tools/call query_errors {"service":"order-service","since":"2026-10-29T20:00"}',
+        "x" * 70,
+        "a-b-c " * 12,
+        "  spaced   out\ttext  ",
+    ]
     for text in texts:
         for width in (8, 26, 40):
             assert wrap_columns(text, width) == textwrap.wrap(text, width, break_long_words=True), (text, width)

@@ -44,7 +44,8 @@ def test_a_lab_error_is_still_the_built_in_it_refines() -> None:
 def test_the_errors_module_stands_on_the_standard_library_alone() -> None:
     tree = ast.parse((LABKIT / "errors.py").read_text(encoding="utf-8"))
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | {
-        a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+    }
     assert imported <= {"__future__"}
 
 

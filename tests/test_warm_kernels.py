@@ -70,8 +70,13 @@ def _stop_warm_pythons() -> None:
 
 def _run(client: Any, code: str) -> str:
     printed: list[str] = []
-    reply = client.execute_interactive(code, timeout=LIMIT, output_hook=lambda message: printed.append(
-        message["content"].get("text", "")) if message["msg_type"] == "stream" else None)
+    reply = client.execute_interactive(
+        code,
+        timeout=LIMIT,
+        output_hook=lambda message: (
+            printed.append(message["content"].get("text", "")) if message["msg_type"] == "stream" else None
+        ),
+    )
     assert reply["content"]["status"] == "ok", reply["content"]
     return "".join(printed)
 
@@ -90,7 +95,8 @@ def _wait_until_ready() -> None:
 
 
 def test_a_forked_kernel_sees_what_a_kernel_jupyter_client_started_sees(
-        warm: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    warm: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     env = {name: value for name, value in os.environ.items() if name != WARM_START_ENV}
     monkeypatch.setenv(WARM_START_ENV, "0")  # read by the provisioner, in this process: the kernel's env is `env`
     cold, started = _report(env=env)
@@ -126,13 +132,18 @@ def test_a_forked_kernel_is_interrupted_restarted_and_shut_down_as_any_kernel(wa
 def test_a_killed_forked_kernel_takes_its_servers_with_it(warm: None) -> None:
     manager, client = start_new_kernel(kernel_name="python3", cwd=NOTEBOOKS)
     try:
-        warm, *servers = json.loads(_run(client, (
-            "import json, psutil\nfrom labkit import Host, ServerSpec, Trace\nfrom labkit.host._warm import "
-            "warm_python_pid\nhost = Host(Trace(), [ServerSpec('logs'), ServerSpec('charts')])\n"
-            "await host.__aenter__()\n"
-            "print(json.dumps([warm_python_pid(), *[p.pid for p in psutil.Process(warm_python_pid())"
-            ".children()]]))"
-        )))
+        warm, *servers = json.loads(
+            _run(
+                client,
+                (
+                    "import json, psutil\nfrom labkit import Host, ServerSpec, Trace\nfrom labkit.host._warm import "
+                    "warm_python_pid\nhost = Host(Trace(), [ServerSpec('logs'), ServerSpec('charts')])\n"
+                    "await host.__aenter__()\n"
+                    "print(json.dumps([warm_python_pid(), *[p.pid for p in psutil.Process(warm_python_pid())"
+                    ".children()]]))"
+                ),
+            )
+        )
         # The host started no warm Python of its own: the one for servers Jupyter's provisioner lent forked them.
         assert warm in _warm_kernels.warm_python_pids() and len(servers) == 2
         kernel = manager.provisioner.process
@@ -144,10 +155,12 @@ def test_a_killed_forked_kernel_takes_its_servers_with_it(warm: None) -> None:
     assert alive == [] and psutil.Process(warm).is_running()  # it serves the next kernel
 
 
-ORPHAN = ("import subprocess, sys\n"  # a child that starts `sleep 2` and ends at once, leaving it an orphan
-          "child = subprocess.run([sys.executable, '-c', 'import subprocess; print(subprocess.Popen([\"sleep\", \"2\"],"
-          " stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).pid)'], capture_output=True, text=True, check=True)\n"
-          "print(child.stdout.strip())")
+ORPHAN = (
+    "import subprocess, sys\n"  # a child that starts `sleep 2` and ends at once, leaving it an orphan
+    'child = subprocess.run([sys.executable, \'-c\', \'import subprocess; print(subprocess.Popen(["sleep", "2"],'
+    " stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).pid)'], capture_output=True, text=True, check=True)\n"
+    "print(child.stdout.strip())"
+)
 
 
 def test_an_orphan_below_a_forked_kernel_is_adopted_and_reaped_by_the_warm_python(warm: None) -> None:
@@ -168,12 +181,14 @@ def test_an_orphan_below_a_forked_kernel_is_adopted_and_reaped_by_the_warm_pytho
 
 def test_a_server_of_a_forked_kernel_sees_what_a_cold_started_one_sees(warm: None) -> None:
     manager, client = start_new_kernel(kernel_name="python3", cwd=NOTEBOOKS)
-    code = ("import json, os\nfrom mcp import Client\nfrom labkit import ServerSpec, Trace, stdio_transport\n"
-            "async def started_with():\n"
-            "    async with Client(stdio_transport(ServerSpec('tests.env_server'), Trace())) as c:\n"
-            "        return (await c.call_tool('started_with', {'name': 'PYTHONPATH'})).structured_content\n"
-            "warm = await started_with()\nos.environ['LABKIT_WARM_START'] = '0'\ncold = await started_with()\n"
-            "print(json.dumps({k: (warm[k], cold[k]) for k in warm if k != 'pid' and warm[k] != cold[k]}))")
+    code = (
+        "import json, os\nfrom mcp import Client\nfrom labkit import ServerSpec, Trace, stdio_transport\n"
+        "async def started_with():\n"
+        "    async with Client(stdio_transport(ServerSpec('tests.env_server'), Trace())) as c:\n"
+        "        return (await c.call_tool('started_with', {'name': 'PYTHONPATH'})).structured_content\n"
+        "warm = await started_with()\nos.environ['LABKIT_WARM_START'] = '0'\ncold = await started_with()\n"
+        "print(json.dumps({k: (warm[k], cold[k]) for k in warm if k != 'pid' and warm[k] != cold[k]}))"
+    )
     try:
         assert isinstance(manager.provisioner.process, Forked)
         assert json.loads(_run(client, code)) == {}
@@ -184,7 +199,8 @@ def test_a_server_of_a_forked_kernel_sees_what_a_cold_started_one_sees(warm: Non
 
 @pytest.mark.parametrize("launch", ["a folder with a yaml.py", "a folder with a matplotlibrc", "another environment"])
 def test_a_launch_the_warm_python_cannot_serve_as_an_exec_would_starts_the_usual_way(
-        warm: None, tmp_path: Path, launch: str) -> None:
+    warm: None, tmp_path: Path, launch: str
+) -> None:
     kwargs: dict[str, Any] = {}
     if launch == "a folder with a yaml.py":
         (tmp_path / "yaml.py").write_text("print('the learner\\'s own yaml')\n")
@@ -208,7 +224,6 @@ def test_the_labs_python3_kernel_spec_names_the_warm_provisioner_and_this_python
     spec = KernelSpecManager().get_kernel_spec("python3")
     assert spec.metadata["kernel_provisioner"]["provisioner_name"] == _warm_kernels.PROVISIONER
     assert spec.argv[0] in (sys.executable, "python")
-
 
 
 JUPYTER = """
@@ -236,7 +251,8 @@ def test_when_the_jupyter_process_is_killed_its_kernels_and_its_warm_python_go_t
 
 
 def test_a_warm_python_that_cannot_import_what_it_is_given_is_not_started_again_and_kernels_start_as_usual(
-        warm: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    warm: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(_warm_kernels, "PRELOADED", ("no_such_module_anywhere", *_warm_kernels.PRELOADED))
     env = {**os.environ, "LABKIT_TEST_CASE": "a warm Python that fails"}  # an environment of its own
     _, first = _report(env=env)

@@ -43,7 +43,9 @@ async def test_a_lab_server_is_forked_by_the_warm_python_and_shows_its_own_comma
 
 
 async def test_each_forked_server_gets_its_own_environment_and_folder(tmp_path) -> None:
-    chinese = await _started_with(ServerSpec(ENV_SERVER, env={"LABKIT_LANG": "zh_CN"}, cwd=str(tmp_path)), "LABKIT_LANG")
+    chinese = await _started_with(
+        ServerSpec(ENV_SERVER, env={"LABKIT_LANG": "zh_CN"}, cwd=str(tmp_path)), "LABKIT_LANG"
+    )
     english = await _started_with(ServerSpec(ENV_SERVER, env={"LABKIT_LANG": "en"}), "LABKIT_LANG")
     assert (chinese["value"], english["value"]) == ("zh_CN", "en")
     assert chinese["cwd"] == str(tmp_path) and english["cwd"] != str(tmp_path)
@@ -62,22 +64,35 @@ def _as_console_script(folder) -> ServerSpec:
 
 @pytest.mark.parametrize("kind", ["a Python file", "a console script found on PATH"])
 async def test_a_script_run_by_this_python_is_forked_and_sees_what_a_cold_start_sees(
-        monkeypatch: pytest.MonkeyPatch, tmp_path, kind: str) -> None:
-    script = (ServerSpec("own", command=sys.executable, args=(str(REPO_ROOT / "tests" / "env_server.py"), "--flag"),
-                         env={"LABKIT_LANG": "zh_CN"}, cwd=str(tmp_path))
-              if kind == "a Python file" else _as_console_script(tmp_path))
+    monkeypatch: pytest.MonkeyPatch, tmp_path, kind: str
+) -> None:
+    script = (
+        ServerSpec(
+            "own",
+            command=sys.executable,
+            args=(str(REPO_ROOT / "tests" / "env_server.py"), "--flag"),
+            env={"LABKIT_LANG": "zh_CN"},
+            cwd=str(tmp_path),
+        )
+        if kind == "a Python file"
+        else _as_console_script(tmp_path)
+    )
     warm = await _started_with(script, "LABKIT_LANG")
     monkeypatch.setenv(WARM_START_ENV, "0")
     cold = await _started_with(script, "LABKIT_LANG")
     assert any(arg.endswith("_warm_python.py") for arg in warm["parent"])
     assert any(arg.endswith("_supervisor.py") for arg in cold["parent"])
-    different = {k: (warm[k], cold[k]) for k in ("value", "cwd", "argv", "program", "main_file", "path", "cmdline")
-                 if warm[k] != cold[k]}
+    different = {
+        k: (warm[k], cold[k])
+        for k in ("value", "cwd", "argv", "program", "main_file", "path", "cmdline")
+        if warm[k] != cold[k]
+    }
     assert different == {}
 
 
-SAYS_ITS_PARENT = ('import os, sys\n'
-                   'print(open(f"/proc/{os.getppid()}/cmdline").read().replace("\\0", " "), file=sys.stderr)\n')
+SAYS_ITS_PARENT = (
+    'import os, sys\nprint(open(f"/proc/{os.getppid()}/cmdline").read().replace("\\0", " "), file=sys.stderr)\n'
+)
 FAILURES = {
     "raises": 'raise RuntimeError("the server could not open its database")\n',
     "imports a file with a syntax error": "import broken\n",
@@ -87,14 +102,22 @@ FAILURES = {
 def _run_to_its_end(spec: ServerSpec) -> tuple[int, str]:
     """The server's exit status and what it wrote on stderr."""
     params = stdio_params(spec)
-    done = subprocess.run([params.command, *params.args], env=params.env, cwd=params.cwd, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=LIMIT)
+    done = subprocess.run(
+        [params.command, *params.args],
+        env=params.env,
+        cwd=params.cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=LIMIT,
+    )
     return done.returncode, done.stderr
 
 
 @pytest.mark.parametrize("failure", sorted(FAILURES))
-def test_a_forked_script_that_fails_reports_it_as_python_would(monkeypatch: pytest.MonkeyPatch, tmp_path,
-                                                                failure: str) -> None:
+def test_a_forked_script_that_fails_reports_it_as_python_would(
+    monkeypatch: pytest.MonkeyPatch, tmp_path, failure: str
+) -> None:
     (tmp_path / "broken.py").write_text("def broken(:\n")
     (tmp_path / "server.py").write_text(SAYS_ITS_PARENT + FAILURES[failure])
     spec = ServerSpec("own", command=sys.executable, args=("server.py",), cwd=str(tmp_path))
@@ -112,11 +135,19 @@ def test_a_missing_script_gets_pythons_own_message() -> None:
     assert returncode == 2 and "can't open file" in report
 
 
-@pytest.mark.parametrize("spec", [
-    ServerSpec("own", command=sys.executable, args=(str(REPO_ROOT / "tests" / "env_server.py"),),
-               env={"PYTHONPATH": str(REPO_ROOT / "tests")}),
-    ServerSpec("own", command=sys.executable, args=("-X", "dev", str(REPO_ROOT / "tests" / "env_server.py"))),
-], ids=["its own PYTHONPATH", "an option for Python"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        ServerSpec(
+            "own",
+            command=sys.executable,
+            args=(str(REPO_ROOT / "tests" / "env_server.py"),),
+            env={"PYTHONPATH": str(REPO_ROOT / "tests")},
+        ),
+        ServerSpec("own", command=sys.executable, args=("-X", "dev", str(REPO_ROOT / "tests" / "env_server.py"))),
+    ],
+    ids=["its own PYTHONPATH", "an option for Python"],
+)
 async def test_a_script_that_changes_how_python_starts_is_started_cold(spec: ServerSpec) -> None:
     assert any(arg.endswith("_supervisor.py") for arg in (await _started_with(spec, "PATH"))["parent"])
 
@@ -124,9 +155,14 @@ async def test_a_script_that_changes_how_python_starts_is_started_cold(spec: Ser
 async def test_a_server_goes_with_its_supervisor_however_the_supervisor_ends() -> None:
     with anyio.fail_after(LIMIT):
         async with Client(stdio_client(stdio_params(ServerSpec(ENV_SERVER)))) as client:
-            server = psutil.Process((await client.call_tool("started_with", {"name": "PATH"})).structured_content["pid"])
-            supervisor = next(p for p in psutil.Process().children() if "_supervisor.py" in " ".join(p.cmdline())
-                              and p.pid != warm_python_pid())
+            server = psutil.Process(
+                (await client.call_tool("started_with", {"name": "PATH"})).structured_content["pid"]
+            )
+            supervisor = next(
+                p
+                for p in psutil.Process().children()
+                if "_supervisor.py" in " ".join(p.cmdline()) and p.pid != warm_python_pid()
+            )
             supervisor.send_signal(signal.SIGKILL)
             _, alive = psutil.wait_procs([server], timeout=10)
             assert not alive, "the server outlived its supervisor"
@@ -157,7 +193,8 @@ async def test_where_the_warm_python_cannot_listen_servers_start_cold(monkeypatc
 
 
 def test_a_warm_python_that_never_says_it_is_ready_is_stopped_and_servers_start_cold(
-        monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
     import labkit._warm._starter as starter
     import labkit.host._warm as warm
 
@@ -178,7 +215,8 @@ async def _has_imported(spec: ServerSpec, module: str) -> bool:
 
 
 async def test_once_the_warm_python_is_idle_servers_are_forked_with_matplotlib_imported(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     module = "matplotlib.backends.backend_agg"
     with anyio.fail_after(LIMIT):
         while not await _has_imported(ServerSpec(ENV_SERVER), module):
@@ -211,7 +249,9 @@ def test_a_kernel_that_started_a_lab_server_shuts_down_by_itself_when_asked() ->
             "from mcp import Client\nfrom labkit import ServerSpec, Trace, stdio_transport\n"
             "async with Client(stdio_transport(ServerSpec('logs'), Trace())) as c:\n    await c.list_tools()\n"
             "from labkit.host._warm import warm_python_pid\nassert warm_python_pid() is not None",
-            timeout=LIMIT, output_hook=lambda message: None)
+            timeout=LIMIT,
+            output_hook=lambda message: None,
+        )
         assert reply["content"]["status"] == "ok", reply["content"]
     finally:
         client.stop_channels()

@@ -15,7 +15,11 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
-SPACE_SCHEMA = {"type": "object", "properties": {"space": {"type": "string", "enum": ["personal", "team"]}}, "required": ["space"]}
+SPACE_SCHEMA = {
+    "type": "object",
+    "properties": {"space": {"type": "string", "enum": ["personal", "team"]}},
+    "required": ["space"],
+}
 
 
 class Space(BaseModel):

@@ -55,20 +55,29 @@ def _has_prose(code: str) -> bool:
         tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
     except (tokenize.TokenError, SyntaxError):
         return False
-    return any(t.type == tokenize.COMMENT or (t.type == tokenize.STRING and _SENTENCE.search(t.string))
-               for t in tokens)
+    return any(t.type == tokenize.COMMENT or (t.type == tokenize.STRING and _SENTENCE.search(t.string)) for t in tokens)
 
 
 def messages_of(path: Path) -> list[tuple[str, int]]:
     """The translatable cells of one notebook: (source, cell index from 0)."""
     notebook = nbformat.read(path, as_version=4)
-    return [(cell.source, index) for index, cell in enumerate(notebook.cells)
-            if cell.source.strip() and (cell.cell_type == "markdown" or (cell.cell_type == "code" and _has_prose(cell.source)))]
+    return [
+        (cell.source, index)
+        for index, cell in enumerate(notebook.cells)
+        if cell.source.strip()
+        and (cell.cell_type == "markdown" or (cell.cell_type == "code" and _has_prose(cell.source)))
+    ]
 
 
 def _catalog(domain: str | None) -> Catalog:
-    return Catalog(domain=domain, project="mcp-teaching-lab", creation_date=_EPOCH, revision_date=_EPOCH,
-                   fuzzy=False, charset="utf-8")
+    return Catalog(
+        domain=domain,
+        project="mcp-teaching-lab",
+        creation_date=_EPOCH,
+        revision_date=_EPOCH,
+        fuzzy=False,
+        charset="utf-8",
+    )
 
 
 def _write(catalog: Catalog, path: Path) -> None:
@@ -91,7 +100,8 @@ def _templates() -> dict[Path, Catalog]:
     labkit = _catalog("labkit")
     for folder in ("labkit", "servers"):  # the lab's servers speak the learner's language too (a chart's labels)
         for filename, lineno, message, comments, context in extract_from_dir(
-                ROOT / folder, method_map=[("**.py", "python")], comment_tags=("i18n:",)):
+            ROOT / folder, method_map=[("**.py", "python")], comment_tags=("i18n:",)
+        ):
             labkit.add(message, locations=[(f"{folder}/{filename}", lineno)], auto_comments=comments, context=context)
     templates[LABKIT_LOCALE / LANGUAGE / "LC_MESSAGES" / "labkit.po"] = labkit
     by_stem: dict[str, Catalog] = {}
@@ -166,8 +176,13 @@ def _unwrap(markdown: str) -> str:
     joined, fenced = [lines[0]], lines[0].startswith("```")
     for line in lines[1:]:
         previous = joined[-1]
-        if not fenced and previous.strip() and line.strip() and not _BLOCK_START.match(line) \
-                and _joins(previous.rstrip().rstrip("*_")[-1:], line.lstrip().lstrip("*_")[:1]):
+        if (
+            not fenced
+            and previous.strip()
+            and line.strip()
+            and not _BLOCK_START.match(line)
+            and _joins(previous.rstrip().rstrip("*_")[-1:], line.lstrip().lstrip("*_")[:1])
+        ):
             joined[-1] = previous.rstrip() + line.lstrip()
         else:
             joined.append(line)
@@ -229,9 +244,11 @@ class _Sentences(ast.NodeTransformer):
 
 def same_code(english: str, chinese: str) -> bool:
     """True when two code cells differ only in comments and in the sentences of their strings."""
+
     def shape(code: str) -> str:
         lines = [line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))]
         return ast.dump(_Sentences().visit(ast.parse("\n".join(lines))))
+
     try:
         return shape(english) == shape(chinese)
     except SyntaxError:
@@ -253,7 +270,9 @@ def build() -> None:
     blocks = []
     for block, _index in _readme_blocks():
         message = readme.get(block)
-        blocks.append(_unwrap(str(message.string)) if message is not None and message.string and not message.fuzzy else block)
+        blocks.append(
+            _unwrap(str(message.string)) if message is not None and message.string and not message.fuzzy else block
+        )
     glossary = (LOCALE / LANGUAGE / "glossary.md").read_text(encoding="utf-8")
     (ROOT / "README.zh-CN.md").write_text("\n\n".join(blocks) + "\n\n" + glossary, encoding="utf-8")
 
@@ -281,8 +300,7 @@ def problems() -> list[str]:
             found.append(f"{_name(target)}: stale against {_name(source)} (run tools/i18n.py build)")
         for english, chinese in zip(nbformat.read(source, as_version=4).cells, expected.cells, strict=False):
             if english.cell_type == "code" and not same_code(english.source, chinese.source):
-                found.append(f"{_name(target)}: a translation changes code, not only words: "
-                             f"{_short(english.source)}")
+                found.append(f"{_name(target)}: a translation changes code, not only words: {_short(english.source)}")
     mo_path, compiled = _labkit_mo()
     if not mo_path.exists() or mo_path.read_bytes() != compiled:
         found.append(f"{_name(mo_path)}: stale (run tools/i18n.py compile)")

@@ -23,12 +23,14 @@ from jupyter_client.kernelspec import KernelSpecManager
 from nbclient import NotebookClient
 
 from labkit._i18n import folder_language, in_language
+from labkit._time_limits import scaled
+from labkit.host._waiting import FORM_FALLBACK
 
 _KERNEL = "python3"
 _KEEP_CELL_METADATA = ("tags",)
 _WIDGET = "application/vnd.jupyter.widget-view+json"
 # labkit's own words for a widget that shows only in JupyterLab, in the notebook's language.
-_WIDGET_TEXT = "[form: shown in JupyterLab]"
+_WIDGET_TEXT = FORM_FALLBACK
 
 
 def execute(path: Path) -> float:
@@ -36,7 +38,10 @@ def execute(path: Path) -> float:
     os.environ["LABKIT_SCRIPTED_USER"] = "1"
     started = time.monotonic()
     NotebookClient(
-        notebook, timeout=600, kernel_name=_KERNEL, record_timing=False,
+        notebook,
+        timeout=round(scaled(600)),
+        kernel_name=_KERNEL,
+        record_timing=False,
         resources={"metadata": {"path": str(path.parent)}},
     ).execute()
     strip(notebook, folder_language(path.resolve().parent))
@@ -73,8 +78,12 @@ def _merge_streams(outputs: list) -> list:
     merged: list = []
     for output in outputs:
         previous = merged[-1] if merged else None
-        if output.output_type == "stream" and previous is not None and previous.output_type == "stream" \
-                and previous.name == output.name:
+        if (
+            output.output_type == "stream"
+            and previous is not None
+            and previous.output_type == "stream"
+            and previous.name == output.name
+        ):
             previous.text += output.text
         else:
             merged.append(output)

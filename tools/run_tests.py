@@ -30,8 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 LOGS = REPO / "out" / "test-logs"
 _PYTEST = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
 # nbval, with each solution's exercises run in its lesson's kernel after the lesson (`tests/nbval_pairs.py`)
-_NBVAL = [*_PYTEST, "-p", "tests.nbval_pairs", "--nbval-pairs",
-          "--nbval-sanitize-with", "tests/nbval_sanitize.cfg"]
+_NBVAL = [*_PYTEST, "-p", "tests.nbval_pairs", "--nbval-pairs", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg"]
 _HEARTBEAT_S = 120
 _ATTACKS_AND_FAULTS = ("tests/attack_corpus", "tests/test_security*.py", "tests/test_faults*.py")
 _NAMED_ONLY = ("browser",)
@@ -55,10 +54,16 @@ def _start(name: str, command: list[str], data: Path) -> tuple[subprocess.Popen,
     own = {"LABKIT_DATA_DIR": str(data)} if name == "notebooks-zh-CN" else {}
     log = LOGS / f"{name}.log"
     with log.open("w") as out:
-        process = subprocess.Popen(command, cwd=REPO, env={**os.environ, "LABKIT_SCRIPTED_USER": "1", **own},
-                                   stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            command,
+            cwd=REPO,
+            env={**os.environ, "LABKIT_SCRIPTED_USER": "1", **own},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     shown = [f"{key}={value}" for key, value in own.items()] + (
-        ["python", *command[1:]] if command[0] == sys.executable else command)
+        ["python", *command[1:]] if command[0] == sys.executable else command
+    )
     print(f"== {name}: {shlex.join(shown)}  (log: {log.relative_to(REPO)})", flush=True)
     return process, log, time.monotonic()
 
@@ -78,12 +83,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python tools/run_tests.py", description=__doc__.split("\n")[0])
     known = suites()
     default = [name for name in known if name not in _NAMED_ONLY]
-    parser.add_argument("suite", nargs="*", help=f"the suites to run, started in the order given: {', '.join(known)} "
-                                                 f"(default: {', '.join(default)})")
+    parser.add_argument(
+        "suite",
+        nargs="*",
+        help=f"the suites to run, started in the order given: {', '.join(known)} (default: {', '.join(default)})",
+    )
     at_once = parser.add_mutually_exclusive_group()
     at_once.add_argument("--serial", action="store_const", const=1, dest="jobs", help="one suite at a time")
-    at_once.add_argument("--jobs", type=int, metavar="N",
-                         help=f"at most N suites at once (default {_JOBS}); the others start as these end")
+    at_once.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help=f"at most N suites at once (default {_JOBS}); the others start as these end",
+    )
     parser.set_defaults(jobs=_JOBS)
     options = parser.parse_args(argv)
     if unknown := sorted(set(options.suite) - set(known)):
@@ -105,8 +117,14 @@ def main(argv: list[str] | None = None) -> int:
                     passed = _report(name, *running.pop(name)) and passed
                 if running and time.monotonic() - last_word > _HEARTBEAT_S:
                     last_word = time.monotonic()
-                    print("   still running: " + ", ".join(f"{name} ({(last_word - started) / 60:.0f} min)"
-                                                        for name, (_, _, started) in running.items()), flush=True)
+                    print(
+                        "   still running: "
+                        + ", ".join(
+                            f"{name} ({(last_word - started) / 60:.0f} min)"
+                            for name, (_, _, started) in running.items()
+                        ),
+                        flush=True,
+                    )
                 time.sleep(0.5)
         finally:
             for process, _, _ in running.values():

@@ -9,6 +9,15 @@ from ._client import LENT_ENV, Forked, Lent, fork, lent_to_us
 from ._starter import SERVERS_FIRST, SERVERS_WHEN_IDLE, WARM_START_ENV, WarmPython, servers_env, warm_starts
 
 __all__ = [
-    "LENT_ENV", "SERVERS_FIRST", "SERVERS_WHEN_IDLE", "WARM_START_ENV", "Forked", "Lent", "WarmPython", "fork",
-    "lent_to_us", "servers_env", "warm_starts",
+    "LENT_ENV",
+    "SERVERS_FIRST",
+    "SERVERS_WHEN_IDLE",
+    "WARM_START_ENV",
+    "Forked",
+    "Lent",
+    "WarmPython",
+    "fork",
+    "lent_to_us",
+    "servers_env",
+    "warm_starts",
 ]

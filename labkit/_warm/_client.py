@@ -22,6 +22,10 @@ LENT_ENV = "LABKIT_WARM_PYTHON"
 pid) by the process that started both, and the pid of the warm Python that forked the kernel."""
 
 
+_ADOPTED_EXIT = 1
+"""The exit status given for a child that ended after its warm Python: its status went to the keeper that adopted it."""
+
+
 class Forked:
     """A process a warm Python forked for us, used as a `subprocess.Popen` is: signalled by its pid, its exit status
     read from our connection to that warm Python (it is that Python's child, not ours)."""
@@ -31,12 +35,19 @@ class Forked:
     def __init__(self, connection: socket.socket, pid: int) -> None:
         self.connection, self.pid = connection, pid
         self.returncode: int | None = None
+        # Watched by a pidfd too: if the warm Python dies first, a kernel lives on below its keeper (`_keeper.py`).
+        try:
+            self._pidfd: int | None = os.pidfd_open(pid)
+        except OSError:
+            self._pidfd = None
+        self._adopted = False
 
     def poll(self) -> int | None:
         return self._status(block=False)
 
     def wait(self, timeout: float | None = None) -> int:
-        if self.returncode is None and not select.select([self.connection], [], [], timeout)[0]:
+        watched = self._pidfd if self._adopted and self._pidfd is not None else self.connection
+        if self.returncode is None and not select.select([watched], [], [], timeout)[0]:
             raise subprocess.TimeoutExpired([str(self.pid)], timeout or 0)
         return self._status(block=True)  # type: ignore[return-value]
 
@@ -52,14 +63,25 @@ class Forked:
         self.send_signal(signal.SIGKILL)
 
     def _status(self, block: bool) -> int | None:
-        if self.returncode is None:
+        if self.returncode is None and self._adopted and self._pidfd is not None:  # adopted: watched by its pidfd
+            if select.select([self._pidfd], [], [], None if block else 0)[0]:
+                self.returncode = _ADOPTED_EXIT
+        elif self.returncode is None:
             try:
                 reply = self.connection.recv(4096, 0 if block else socket.MSG_DONTWAIT)
             except BlockingIOError:
                 return None
-            # No reply: the warm Python died, and its children with it (they die with their parent).
-            self.returncode = json.loads(reply)["returncode"] if reply else -signal.SIGKILL
             self.connection.close()
+            if reply:
+                self.returncode = json.loads(reply)["returncode"]
+            elif self._pidfd is not None and not select.select([self._pidfd], [], [], 0)[0]:
+                self._adopted = True  # the warm Python died; this child lives on, adopted by its keeper
+                return self._status(block)
+            else:  # no reply: the warm Python died, and this child with it (a server dies with its parent)
+                self.returncode = -signal.SIGKILL
+        if self.returncode is not None and self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
         return self.returncode
 
 

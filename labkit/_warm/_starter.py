@@ -11,6 +11,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from ._keeper import children_of as keeper_children
 from ._warm_python import READY, WHEN_IDLE
 
 __all__ = ["SERVERS_FIRST", "SERVERS_WHEN_IDLE", "WARM_START_ENV", "WarmPython", "servers_env", "warm_starts"]
@@ -24,6 +25,7 @@ SERVERS_WHEN_IDLE = ("matplotlib", "matplotlib.figure", "matplotlib.backends.bac
 """The charts server's first chart: imported one module at a time whenever no start is waiting."""
 _SERVERS_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "PYTHONDONTWRITEBYTECODE")
 _SCRIPT = str(Path(__file__).with_name("_warm_python.py"))
+_KEEPER = str(Path(__file__).with_name("_keeper.py"))
 _TITLE_ROOM = " " * 512  # room for each forked child's command line (`_warm_python.retitle`)
 
 
@@ -46,8 +48,16 @@ class WarmPython:
     It stops, with its children, when we close its stdin (or exit); `ready` says when it has imported `modules`.
     """
 
-    def __init__(self, modules: Sequence[str], when_idle: Sequence[str] = (), *, env: Mapping[str, str],
-                 cwd: str | None = None) -> None:
+    def __init__(
+        self,
+        modules: Sequence[str],
+        when_idle: Sequence[str] = (),
+        *,
+        env: Mapping[str, str],
+        cwd: str | None = None,
+        kept: bool = False,
+    ) -> None:
+        """`kept`: run it below a keeper (`_keeper.py`), which adopts its children if it dies: for kernels."""
         # Linux's abstract namespace ("@" for the leading NUL, as `ss` writes it): no file to clean up, no
         # path-length limit, and a sandbox (its own network namespace) cannot reach it; a warm Python serves
         # only processes of its own user.
@@ -58,17 +68,54 @@ class WarmPython:
             listener.listen(64)
             # Its stdin is a pipe from us: it stops, with its children, when that pipe closes (we exited or died).
             self.process = subprocess.Popen(
-                [sys.executable, _SCRIPT, str(listener.fileno()), _TITLE_ROOM, *modules,
-                 *((WHEN_IDLE, *when_idle) if when_idle else ())],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=dict(env), cwd=cwd,
-                pass_fds=(listener.fileno(),))
+                [
+                    *((sys.executable, _KEEPER) if kept else ()),
+                    sys.executable,
+                    _SCRIPT,
+                    str(listener.fileno()),
+                    _TITLE_ROOM,
+                    *modules,
+                    *((WHEN_IDLE, *when_idle) if when_idle else ()),
+                ],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=dict(env),
+                cwd=cwd,
+                pass_fds=(listener.fileno(),),
+            )
         finally:
             listener.close()
         self._ready = False
+        self._kept = kept
+        self._pid: int | None = None if kept else self.process.pid
 
     @property
     def pid(self) -> int:
-        return self.process.pid
+        """The warm Python's pid (below its keeper, if kept: the keeper's first child)."""
+        if self._pid is None:
+            below = keeper_children(self.process.pid)
+            if not below:
+                return self.process.pid  # not started yet, or ended
+            self._pid = below[0]
+        return self._pid
+
+    @property
+    def pids(self) -> set[int]:
+        """Its pid and its keeper's: processes of ours that are not a child it forked."""
+        return {self.process.pid, self.pid}
+
+    def running(self) -> bool:
+        """Whether the warm Python itself still runs (its keeper may outlive it, keeping its children)."""
+        if self.process.poll() is not None:
+            return False
+        if not self._kept:
+            return True
+        try:
+            with open(f"/proc/{self.pid}/stat", encoding="ascii") as stat:
+                return self.pid != self.process.pid and stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
 
     @property
     def said_ready(self) -> bool:
@@ -80,7 +127,7 @@ class WarmPython:
         if not self._ready and self.process.poll() is None and self.process.stdout is not None:
             said, _, _ = select.select([self.process.stdout], [], [], timeout)
             self._ready = bool(said) and os.read(self.process.stdout.fileno(), len(READY)) == READY
-        return self._ready and self.process.poll() is None
+        return self._ready and self.running()
 
     def stop(self) -> None:
         """Stop it now, with its children."""

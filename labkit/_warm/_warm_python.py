@@ -14,6 +14,13 @@ language, the data folder) when imported, so they are imported by each child, af
 the lab's servers (`labkit/host/_warm.py`) and Jupyter's kernels (`labkit/_warm_kernels.py`).
 """
 
+# ruff: noqa: E402 - the imports come after _AT_START, which must see none of them
+
+import sys
+
+_AT_START = frozenset(sys.modules)
+"""What any Python has imported before it runs a program: a program's own file of that name could not shadow it."""
+
 import builtins
 import contextlib
 import ctypes
@@ -27,7 +34,6 @@ import selectors
 import signal
 import socket
 import struct
-import sys
 import time
 import traceback
 import types
@@ -38,6 +44,8 @@ _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _STARTED_WITH = dict(os.environ)
 _MAX_REQUEST = 1 << 20
+_WARM_PATH: list[str] = []
+"""Our own `sys.path` as we started: a module found there is the one we imported."""
 READY = b"ready\n"
 """What it writes on its stdout once the modules it was given are imported."""
 
@@ -63,7 +71,9 @@ def retitle(argv: list[str]) -> None:
 def _run_child(request: dict, fds: list[int], owner: int) -> int:
     """In the forked child: become the process the request names; its exit status, as `python` would give it."""
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if not request.get("session"):
+            # A server dies with us; a kernel (a session of its own) lives on, adopted by our keeper (`_keeper.py`).
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != owner:
             os._exit(1)
         if request.get("session"):
@@ -81,9 +91,10 @@ def _run_child(request: dict, fds: list[int], owner: int) -> int:
         sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
         _standard_streams(unbuffered=bool(os.environ.get("PYTHONUNBUFFERED")))
         if "script" in request:
-            _run_script(request["script"], request["args"], ours)
+            _run_script(request["script"], request["args"], ours, request["env"])
         else:
             _set_sys_path(os.getcwd(), ours)  # what `python -m` puts first
+            _cold_if_shadowed([sys.executable, "-m", request["module"], *request["args"]], request["env"])
             sys.argv = [request["module"], *request["args"]]
             retitle([sys.executable, "-m", *sys.argv])
             runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
@@ -96,6 +107,21 @@ def _run_child(request: dict, fds: list[int], owner: int) -> int:
     except BaseException as crash:  # noqa: BLE001 - a crash is reported as `python` reports it
         _print_from_the_server(crash)
         return 1
+
+
+def _cold_if_shadowed(command: list[str], env: dict[str, str]) -> None:
+    """Become `command`, started cold (exec, in `env`), if a folder new on this child's `sys.path` holds a module of a
+    name we imported ahead (a learner's `mcp.py`): started cold, the program would import that file, so it must here."""
+    ahead = {name.partition(".")[0] for name in sys.modules} - _AT_START - set(sys.builtin_module_names)
+    for folder in (entry for entry in sys.path if entry not in _WARM_PATH):
+        try:
+            names = {entry.partition(".")[0] for entry in os.listdir(folder)}
+        except OSError:  # not a folder (a zip), or not there
+            continue
+        for name in ahead & names:
+            spec = importlib.machinery.PathFinder.find_spec(name, [folder])
+            if spec is not None and spec.loader is not None:  # a namespace portion would not win over ours
+                os.execve(command[0], command, env)
 
 
 def _path_entries(pythonpath: str | None) -> list[str]:
@@ -132,21 +158,32 @@ def _standard_streams(unbuffered: bool) -> None:
         raw = io.FileIO(fd, "rb" if fd == 0 else "wb", closefd=False)
         buffered = fd == 0 or not unbuffered
         binary = (io.BufferedReader(raw) if fd == 0 else io.BufferedWriter(raw)) if buffered else raw
-        stream = io.TextIOWrapper(binary, encoding=old.encoding, errors=old.errors, newline="\n",
-                                  line_buffering=buffered and (raw.isatty() or fd == 2), write_through=not buffered)
+        stream = io.TextIOWrapper(
+            binary,
+            encoding=old.encoding,
+            errors=old.errors,
+            newline="\n",
+            line_buffering=buffered and (raw.isatty() or fd == 2),
+            write_through=not buffered,
+        )
         setattr(sys, name, stream)
         setattr(sys, f"__{name}__", stream)
 
 
-def _run_script(script: str, args: list[str], ours: list[str]) -> None:
+def _run_script(script: str, args: list[str], ours: list[str], env: dict[str, str]) -> None:
     """Run a Python file as `python SCRIPT ARGS` does: its folder first on `sys.path`, an absolute `__file__`."""
     path = os.path.abspath(script)
     _set_sys_path(os.path.dirname(os.path.realpath(path)), ours)
+    _cold_if_shadowed([sys.executable, script, *args], env)
     sys.argv = [script, *args]
     retitle([sys.executable, *sys.argv])
     main = types.ModuleType("__main__")
-    main.__dict__.update(__file__=path, __cached__=None, __builtins__=builtins,
-                         __loader__=importlib.machinery.SourceFileLoader("__main__", path))
+    main.__dict__.update(
+        __file__=path,
+        __cached__=None,
+        __builtins__=builtins,
+        __loader__=importlib.machinery.SourceFileLoader("__main__", path),
+    )
     sys.modules["__main__"] = main
     with io.open_code(path) as source:
         code = compile(source.read(), path, "exec")
@@ -275,12 +312,13 @@ def main() -> None:
     fd, _room, *modules = sys.argv[1:]
     first = modules[: modules.index(WHEN_IDLE)] if WHEN_IDLE in modules else modules
     listener = socket.socket(fileno=int(fd))
+    _WARM_PATH.extend(sys.path)
     retitle([sys.executable, __file__])
     for name in first:
         __import__(name)
     gc.freeze()  # what every child shares stays out of its collections, so its pages are not copied for them
     os.write(sys.stdout.fileno(), READY)
-    serve(listener, modules[len(first) + 1:])
+    serve(listener, modules[len(first) + 1 :])
 
 
 if __name__ == "__main__":

@@ -10,10 +10,11 @@ This wing imports `labkit.trace` only: never the simulator, never the lab's serv
 from ._audit import AuditEntry, AuditLog, argument_hash
 from ._config import CONFIG_KEYS, ConfigError, McpConfig, load_config, read_config, specs_from_config
 from ._connector import ERAS, HOST_INFO, Elicitor
-from ._conversation import Conversation, ToolCall, ToolResult, Turn
+from ._conversation import THINKING_BUDGET, Conversation, ToolCall, ToolResult, Turn
 from ._gate import Approver, GateDecision, GatePolicy, check_call, deny_all, needs_approval
 from ._guards import Guard, LocalTool, LocalToolResult
 from ._host import Asker, Host, RunResult, lab_workspace
+from ._http_record import HttpRecorder, HttpRefused, redact_credential
 from ._jsonschema import jsonschema_module
 from ._launch import http_server, stdio_params
 from ._mapping import Api, ConvertedTool, McpCall, convert_tool, convert_tools, to_mcp_call, wire_tool
@@ -23,10 +24,12 @@ from ._network_env import network_env
 from ._pool import HOST_SERVER, Route, ServerPool
 from ._ports import free_port
 from ._progress import Progress, progress
+from ._progress_updates import ProgressUpdates
 from ._provider_names import NameMap, provider_name
 from ._rerun import Waited, wait_for_click
 from ._router import ToolRouter, result_as_data, truncate
 from ._sandbox import Confinement, confinement, sandboxed
+from ._schema_refs import outside_references, schema_problems
 from ._spec import REPO_ROOT, TRANSPORTS, WORKDIR_ENV, ServerSpec, server_env
 from ._start_errors import ServerStartError
 from ._strict_schema import drop_nulls, strict_schema
@@ -40,6 +43,7 @@ from ._user import (
     scripted_user_active,
     widget_form,
 )
+from ._waiting import WaitingForm
 from ._warm import WARM_START_ENV
 
 __all__ = [
@@ -51,6 +55,7 @@ __all__ = [
     "MAX_RESULT_BYTES_ENV",
     "REPO_ROOT",
     "SCRIPTED_USER_ENV",
+    "THINKING_BUDGET",
     "TRANSPORTS",
     "WARM_START_ENV",
     "WORKDIR_ENV",
@@ -68,6 +73,8 @@ __all__ = [
     "GatePolicy",
     "Guard",
     "Host",
+    "HttpRecorder",
+    "HttpRefused",
     "LabTempDir",
     "LocalTool",
     "LocalToolResult",
@@ -76,6 +83,7 @@ __all__ = [
     "ModelSelection",
     "NameMap",
     "Progress",
+    "ProgressUpdates",
     "Provider",
     "Route",
     "RunResult",
@@ -88,6 +96,7 @@ __all__ = [
     "ToolRouter",
     "Turn",
     "Waited",
+    "WaitingForm",
     "argument_hash",
     "check_call",
     "confinement",
@@ -108,11 +117,14 @@ __all__ = [
     "model_client",
     "needs_approval",
     "network_env",
+    "outside_references",
     "progress",
     "provider_name",
     "read_config",
+    "redact_credential",
     "result_as_data",
     "sandboxed",
+    "schema_problems",
     "scripted_answers",
     "scripted_form",
     "scripted_user_active",

@@ -48,6 +48,7 @@ class AuditLog:
     def table(self, *, latency: bool = False) -> pd.DataFrame:
         """The entries as a DataFrame; latency is left out by default because it varies run to run."""
         import pandas as pd
+
         rows = [asdict(e) for e in self.entries]
         columns = ["round", "server", "tool", "args_hash", "decision", "outcome"] + (["latency_ms"] if latency else [])
         return pd.DataFrame(rows, columns=columns)

@@ -16,7 +16,10 @@ CAPABILITY_OF = {"sampling/createMessage": "sampling", "roots/list": "roots", "e
 
 
 def unserved_capability(
-    events: Iterable[Event], server: str, error: dict[str, Any], offered: Iterable[str],
+    events: Iterable[Event],
+    server: str,
+    error: dict[str, Any],
+    offered: Iterable[str],
 ) -> str | None:
     """The capability the failed call needed and the host does not offer: named by a -32021 error's data, by a
     request the server sent (2025-11-25), or by an `inputRequests` entry it returned (2026-07-28); else None."""

@@ -44,8 +44,12 @@ class McpConfig:
             for text in _strings_in(entry):
                 for id_ in input_ids(text):
                     if id_ not in self.inputs:
-                        raise ConfigError(_("{source}: server {name!r} uses ${{input:{id}}}, which the config's "
-                                            "\"inputs\" do not declare").format(source=self.source, name=name, id=id_))
+                        raise ConfigError(
+                            _(
+                                "{source}: server {name!r} uses ${{input:{id}}}, which the config's "
+                                '"inputs" do not declare'
+                            ).format(source=self.source, name=name, id=id_)
+                        )
                     found[id_] = None
         return list(found)
 
@@ -63,15 +67,18 @@ class McpConfig:
                 field["writeOnly"] = True
             properties[id_] = field
         message = _("The MCP config {source} needs values for its servers: {ids}").format(
-            source=self.source, ids=", ".join(ids))
+            source=self.source, ids=", ".join(ids)
+        )
         return message, {"type": "object", "properties": properties, "required": list(ids)}
 
-    def specs(self, answers: Mapping[str, str] | None = None, environ: Mapping[str, str] | None = None
-              ) -> list[ServerSpec]:
+    def specs(
+        self, answers: Mapping[str, str] | None = None, environ: Mapping[str, str] | None = None
+    ) -> list[ServerSpec]:
         """A `ServerSpec` for every enabled server, with its variables expanded."""
         variables = Variables(self.workspace, dict(os.environ if environ is None else environ), dict(answers or {}))
-        return [_spec(name, entry, f"{self.source}: server {name!r}", variables)
-                for name, entry in self.entries.items()]
+        return [
+            _spec(name, entry, f"{self.source}: server {name!r}", variables) for name, entry in self.entries.items()
+        ]
 
 
 def read_config(path: str | Path, *, workspace: str | Path | None = None) -> McpConfig:
@@ -88,8 +95,11 @@ def read_config(path: str | Path, *, workspace: str | Path | None = None) -> Mcp
     try:
         document = json5.loads(text)
     except ValueError as error:
-        raise ConfigError(_("{path} is not valid JSON (comments and trailing commas are allowed): {error}").format(
-            path=path, error=error)) from None
+        raise ConfigError(
+            _("{path} is not valid JSON (comments and trailing commas are allowed): {error}").format(
+                path=path, error=error
+            )
+        ) from None
     if workspace is None:
         folder = path.resolve().parent
         workspace = folder.parent if folder.name in _EDITOR_FOLDERS else folder
@@ -99,8 +109,9 @@ def read_config(path: str | Path, *, workspace: str | Path | None = None) -> Mcp
 def parse_config(document: Any, *, source: str, workspace: Path) -> McpConfig:
     servers = next((document[key] for key in CONFIG_KEYS if isinstance(document, dict) and key in document), None)
     if not isinstance(servers, dict):
-        raise ConfigError(_("{source} has no {keys} object").format(
-            source=source, keys=_(" or ").join(repr(k) for k in CONFIG_KEYS)))
+        raise ConfigError(
+            _("{source} has no {keys} object").format(source=source, keys=_(" or ").join(repr(k) for k in CONFIG_KEYS))
+        )
     entries, disabled = {}, []
     for name, entry in servers.items():
         where = f"{source}: server {name!r}"
@@ -114,14 +125,20 @@ def parse_config(document: Any, *, source: str, workspace: Path) -> McpConfig:
     return McpConfig(source, entries, tuple(disabled), _inputs(document.get("inputs", []), source), workspace)
 
 
-def load_config(path: str | Path, *, inputs: Mapping[str, str] | None = None,
-                workspace: str | Path | None = None) -> list[ServerSpec]:
+def load_config(
+    path: str | Path, *, inputs: Mapping[str, str] | None = None, workspace: str | Path | None = None
+) -> list[ServerSpec]:
     """Every enabled server in an MCP config file, in its order; `inputs` answers its `${input:id}`s (notebook 08)."""
     return read_config(path, workspace=workspace).specs(inputs)
 
 
-def specs_from_config(document: Any, *, source: str = "the config", inputs: Mapping[str, str] | None = None,
-                      workspace: str | Path | None = None) -> list[ServerSpec]:
+def specs_from_config(
+    document: Any,
+    *,
+    source: str = "the config",
+    inputs: Mapping[str, str] | None = None,
+    workspace: str | Path | None = None,
+) -> list[ServerSpec]:
     """The `ServerSpec`s of an already parsed config (a dict), as `load_config` reads them."""
     return parse_config(document, source=source, workspace=Path(workspace or Path.cwd())).specs(inputs)
 
@@ -129,26 +146,35 @@ def specs_from_config(document: Any, *, source: str = "the config", inputs: Mapp
 def _check_keys(entry: Mapping[str, Any], where: str) -> None:
     unknown = sorted(set(entry) - _USED - _DISPLAY_ONLY)
     if unknown:
-        raise ConfigError(_("{where}: the lab's host does not support {keys}; it reads {known}").format(
-            where=where, keys=", ".join(repr(k) for k in unknown), known=", ".join(sorted(_USED))))
+        raise ConfigError(
+            _("{where}: the lab's host does not support {keys}; it reads {known}").format(
+                where=where, keys=", ".join(repr(k) for k in unknown), known=", ".join(sorted(_USED))
+            )
+        )
     kind = entry.get("type")
     if kind is not None and kind not in _TYPES:
-        raise ConfigError(_("{where}: type {kind!r} is not supported; the lab's host connects to {types}").format(
-            where=where, kind=kind, types=", ".join(_TYPES)))
+        raise ConfigError(
+            _("{where}: type {kind!r} is not supported; the lab's host connects to {types}").format(
+                where=where, kind=kind, types=", ".join(_TYPES)
+            )
+        )
     if "disabled" in entry and not isinstance(entry["disabled"], bool):
         raise ConfigError(_("{where}: 'disabled' must be true or false").format(where=where))
 
 
 def _inputs(declared: Any, source: str) -> dict[str, Mapping[str, Any]]:
     if not isinstance(declared, list):
-        raise ConfigError(_("{source}: \"inputs\" must be a list").format(source=source))
+        raise ConfigError(_('{source}: "inputs" must be a list').format(source=source))
     inputs: dict[str, Mapping[str, Any]] = {}
     for item in declared:
         if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-            raise ConfigError(_("{source}: every input needs an \"id\"").format(source=source))
+            raise ConfigError(_('{source}: every input needs an "id"').format(source=source))
         if item.get("type") not in _INPUT_TYPES:
-            raise ConfigError(_("{source}: input {id!r} has type {type!r}; the lab's host asks only {types}").format(
-                source=source, id=item["id"], type=item.get("type"), types=", ".join(_INPUT_TYPES)))
+            raise ConfigError(
+                _("{source}: input {id!r} has type {type!r}; the lab's host asks only {types}").format(
+                    source=source, id=item["id"], type=item.get("type"), types=", ".join(_INPUT_TYPES)
+                )
+            )
         inputs[item["id"]] = item
     return inputs
 
@@ -165,11 +191,16 @@ def _spec(name: str, entry: Mapping[str, Any], where: str, variables: Variables)
         if "command" in entry:
             raise ConfigError(_("{where}: give a 'command' or a URL, not both").format(where=where))
         transport = "sse" if entry.get("type") == "sse" else "http"
-        return ServerSpec(name, transport=transport, url=text(url_key),
-                          headers=_mapping(entry.get("headers"), where, "headers", variables))
+        return ServerSpec(
+            name,
+            transport=transport,
+            url=text(url_key),
+            headers=_mapping(entry.get("headers"), where, "headers", variables),
+        )
     if "command" not in entry:
-        raise ConfigError(_("{where} needs a 'command' (a program to start) or a 'url' (a running server)").format(
-            where=where))
+        raise ConfigError(
+            _("{where} needs a 'command' (a program to start) or a 'url' (a running server)").format(where=where)
+        )
     if entry.get("type") in ("http", "sse"):
         raise ConfigError(_("{where}: type {kind!r} needs a 'url'").format(where=where, kind=entry["type"]))
     args = entry.get("args", [])
@@ -177,8 +208,13 @@ def _spec(name: str, entry: Mapping[str, Any], where: str, variables: Variables)
         raise ConfigError(_("{where}: 'args' must be a list of strings").format(where=where))
     env = _env_file(variables.workspace / text("envFile"), where) if "envFile" in entry else {}
     env.update(_mapping(entry.get("env"), where, "env", variables))
-    return ServerSpec(name, command=text("command"), args=tuple(variables.expand(a, f"{where}, 'args'") for a in args),
-                      env=env, cwd=text("cwd") if entry.get("cwd") else None)
+    return ServerSpec(
+        name,
+        command=text("command"),
+        args=tuple(variables.expand(a, f"{where}, 'args'") for a in args),
+        env=env,
+        cwd=text("cwd") if entry.get("cwd") else None,
+    )
 
 
 def _mapping(value: Any, where: str, key: str, variables: Variables) -> dict[str, str]:

@@ -62,6 +62,7 @@ class Connection:
         self._client: Client | None = None
         self._wake = anyio.Event()
         self._answered = anyio.Event()
+        self._settled = anyio.Event()  # never replaced: a successor waiting for its turn must not miss a close
         self._error: BaseException | None = None
         self._stopping = False
         self._scope = anyio.CancelScope()
@@ -79,8 +80,8 @@ class Connection:
         return self._client is not None
 
     async def settled(self) -> None:
-        """Wait for the current open attempt to end, however it ended."""
-        await self._answered.wait()
+        """Wait for the first open attempt to end, however it ended (opened, failed, or closed while opening)."""
+        await self._settled.wait()
 
     async def hold(self) -> None:
         """The connection's own task: open, hold until asked, close; again after each `reopen()`."""
@@ -108,6 +109,7 @@ class Connection:
     def _answer(self, error: BaseException | None) -> None:
         self._error = error
         self._answered.set()
+        self._settled.set()
 
     async def opened(self) -> None:
         """Wait for the current open attempt; its error, if any, is raised here, in the caller's task."""

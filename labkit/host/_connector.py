@@ -9,15 +9,18 @@ from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import anyio
 from mcp import Client
-from mcp_types import ElicitRequestParams, ElicitResult, Implementation, ListRootsResult, Root
+from mcp_types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult, Implementation, ListRootsResult, Root
 from pydantic import FileUrl
 
 from .._i18n import _
 from ..trace import Trace
 from ._connection import Turn
+from ._forms import url_consent
+from ._http_record import HttpRecorder
 from ._launch import http_server
 from ._pool import ServerPool
 from ._router import ToolRouter
@@ -39,17 +42,30 @@ FORM_ABOUT: ContextVar[str] = ContextVar("FORM_ABOUT", default="")
 class Connector:
     """Opens the host's client to each server in its era, and answers the servers' forms through `elicit`."""
 
-    def __init__(self, trace: Trace, pool: ServerPool, router: ToolRouter, *, era: str, elicit: Elicitor | None,
-                 input_required_max_rounds: int, roots: tuple[Path, ...] = ()) -> None:
+    def __init__(
+        self,
+        trace: Trace,
+        pool: ServerPool,
+        router: ToolRouter,
+        *,
+        era: str,
+        elicit: Elicitor | None,
+        input_required_max_rounds: int,
+        roots: tuple[Path, ...] = (),
+    ) -> None:
         if era not in ERAS:
             raise ValueError(f"era must be one of {sorted(ERAS)}, not {era!r}")
         self.trace, self.pool, self.router = trace, pool, router
         self.era, self.elicit = era, elicit
         self.input_required_max_rounds = input_required_max_rounds
         self.roots = roots
+        self.sign_in: Any = None
+        """A `SignIn` (notebook 09): the host signs in to protected HTTP servers through the SDK's OAuth client."""
         """The folders the host offers servers as `roots` (none: the capability is not declared)."""
         self.events: LabTempDir | None = None
         """The folder of the servers' own event files while the host runs."""
+        self.trust: Callable[[str], bool] | None = None
+        """Whether the host trusts a server, when it says (the shield does): every form then names it (notebook 07)."""
 
     @asynccontextmanager
     async def connect(self, spec: ServerSpec, turn: Turn) -> AsyncIterator[Client]:
@@ -66,24 +82,54 @@ class Connector:
         if spec.lab_server:
             spec = replace(spec, env={**spec.env, "LABKIT_EVENTS_FILE": str(events)})
         processes = ExitStack()
+        recorder = HttpRecorder(self.trace, spec.name)
+        opened = False
+
+        def auth(url: str) -> Any:
+            if self.sign_in is None:
+                return None
+            from ._oauth import oauth_provider  # the OAuth client, for hosts that sign in only
+
+            recorder.origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
+            return oauth_provider(spec.name, url, self.sign_in, self.trace)
+
         try:
             if spec.transport == "sse" and spec.url is not None:
-                transport = sse_transport(spec.url, self.trace, server=spec.name, headers=spec.headers)
+                transport = sse_transport(
+                    spec.url, self.trace, server=spec.name, headers=spec.headers, recorder=recorder
+                )
             elif spec.url is not None:
-                transport = http_transport(spec.url, self.trace, server=spec.name, headers=spec.headers)
+                transport = http_transport(
+                    spec.url, self.trace, server=spec.name, headers=spec.headers, recorder=recorder, auth=auth(spec.url)
+                )
             elif spec.transport == "http":
                 # Waiting for the port blocks, so it waits in a thread while the other servers start.
                 started = http_server(spec, start_timeout=self.pool.start_timeout, errlog=stderr)
                 url = await anyio.to_thread.run_sync(processes.enter_context, started)
-                transport = http_transport(url, self.trace, server=spec.name, server_events=events)
+                transport = http_transport(
+                    url, self.trace, server=spec.name, server_events=events, recorder=recorder, auth=auth(url)
+                )
             else:
                 transport = stdio_transport(spec, self.trace, errlog=stderr, server_events=events)
+
+            async def on_elicit(context: Any, params: Any) -> ElicitResult:
+                return await self.on_elicit(spec.name, params)
+
             async with Client(
-                _after(turn, transport), mode=ERAS[self.era], elicitation_callback=self.on_elicit,
-                client_info=HOST_INFO, input_required_max_rounds=self.input_required_max_rounds,
+                _after(turn, transport),
+                mode=ERAS[self.era],
+                elicitation_callback=on_elicit,
+                client_info=HOST_INFO,
+                input_required_max_rounds=self.input_required_max_rounds,
                 list_roots_callback=self.on_list_roots if self.roots else None,
             ) as client:
+                opened = True
                 yield client
+        except Exception as error:
+            refused = None if opened else recorder.refused(spec.url or spec.describe())
+            if refused is not None:  # one error naming the server, the status and its challenge, not a group
+                raise refused from error
+            raise
         finally:
             with anyio.CancelScope(shield=True):  # the child must be stopped even when the close was cut short
                 await anyio.to_thread.run_sync(processes.close)
@@ -92,33 +138,79 @@ class Connector:
         """`roots/list`: the folders a server may work in, as the host chose them (notebook 08)."""
         return ListRootsResult(roots=[Root(uri=FileUrl(folder.as_uri()), name=folder.name) for folder in self.roots])
 
-    async def on_elicit(self, context: Any, params: ElicitRequestParams) -> ElicitResult:
-        """A server's question: shown as a form (its time is the user's, not the call's), answered or declined."""
-        schema = params.requested_schema if hasattr(params, "requested_schema") else {}
+    async def on_elicit(self, server: str, params: ElicitRequestParams) -> ElicitResult:
+        """A server's question, said to be that server's: shown as a form (its time is the user's, not the call's),
+        answered or declined. The guards may decline it before the person sees it, and keep the answer from being
+        sent; a URL-mode request shows the page's host apart from the server's words and is never opened."""
+        if isinstance(params, ElicitRequestURLParams):
+            url: str | None = params.url
+            message, schema = url_consent(server, params)
+        else:
+            url, message, schema = None, params.message, dict(params.requested_schema)
         self.trace.record(
-            "host", "user", "host.form", _("shows a form: {message}").format(message=params.message),
+            "host",
+            "user",
+            "host.form",
+            _("shows a form: {message}").format(message=params.message),
+            # The form itself names the server (`FORM_ABOUT`); the event keeps the shape earlier lessons show.
             payload=params.model_dump(by_alias=True, mode="json", exclude_none=True),
+            url_host=urlsplit(url).hostname if url is not None else None,
         )
-        token = FORM_ABOUT.set(self._about())
+        refused = next((why for guard in self.pool.guards if (why := guard.on_form(server, message, schema))), None)
+        if refused is not None:
+            return self._declined(server, refused)
+        about = self._about(server)
+        if self.trust is not None:
+            about = (
+                _("{about}; a server the host trusts")
+                if self.trust(server)
+                else _("{about}; a server the host does NOT trust")
+            ).format(about=about)
+        token = FORM_ABOUT.set(about)
         try:
             with self.router.user_time():
-                answer = await self.elicit(params.message, schema) if self.elicit is not None else None
+                answer = await self.elicit(message, schema) if self.elicit is not None else None
         finally:
             FORM_ABOUT.reset(token)
+        if url is not None and answer is not None and answer.get("consent") is not True:
+            answer = None
+        if answer is not None:
+            refused = next((why for guard in self.pool.guards if (why := guard.on_answer(server, answer))), None)
+            if refused is not None:
+                return self._declined(server, refused)
         action: Literal["accept", "decline"] = "accept" if answer is not None else "decline"
-        self.trace.record("user", "host", "user.answer", f"{action} {answer or ''}".strip(), payload=answer)
-        return ElicitResult(action=action, content=answer)
+        shown = self.trace.redacted(answer) if answer is not None else None
+        self.trace.record("user", "host", "user.answer", f"{action} {shown or ''}".strip(), payload=shown)
+        # URL mode: the consent is the person's; the content was the host's own question, not the server's.
+        return ElicitResult(action=action, content=answer if url is None else None)
 
-    def _about(self) -> str:
-        """Which call the form belongs to, and in which era's way it was asked."""
-        calls = [e for e in self.trace if e.kind == "jsonrpc.request" and e.meta.get("method") == "tools/call"]
-        tool, server = (calls[-1].name, calls[-1].meta.get("server")) if calls else ("?", "?")
+    def _declined(self, server: str, why: str) -> ElicitResult:
+        self.trace.record(
+            "host",
+            "host",
+            "host.form",
+            _("declined the {server} server's form: {why}").format(server=server, why=why),
+            server=server,
+            outcome="refused",
+        )
+        return ElicitResult(action="decline")
+
+    def _about(self, server: str) -> str:
+        """Which call of `server`'s the form belongs to, and in which era's way it was asked."""
+        calls = [
+            e
+            for e in self.trace
+            if e.kind == "jsonrpc.request" and e.meta.get("method") == "tools/call" and e.meta.get("server") == server
+        ]
+        tool = calls[-1].name if calls else "?"
         if ERAS[self.era] == "legacy":
-            return _("the {era} server request (elicitation/create) during the {tool} call to the {server} server").format(
-                era=self.era, tool=tool, server=server)
+            return _(
+                "the {era} server request (elicitation/create) during the {tool} call to the {server} server"
+            ).format(era=self.era, tool=tool, server=server)
         tries = sum(e.name == tool and e.round == self.trace.round for e in calls)
         return _("round {n} of the {tool} call to the {server} server, {era} (input_required)").format(
-            n=tries + 1, tool=tool, server=server, era=self.era)
+            n=tries + 1, tool=tool, server=server, era=self.era
+        )
 
 
 @asynccontextmanager

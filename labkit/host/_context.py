@@ -54,7 +54,9 @@ async def follow_links(client: Client, blocks: Sequence[Any]) -> dict[str, str]:
             try:
                 read = await client.read_resource(str(block.uri))
             except MCPError as error:
-                linked[str(block.uri)] = f"[resource link {block.uri}: the server could not read it ({error.error.message})]"
+                linked[str(block.uri)] = (
+                    f"[resource link {block.uri}: the server could not read it ({error.error.message})]"
+                )
                 continue
             linked[str(block.uri)] = contents_text(read.contents)
     return linked
@@ -78,7 +80,12 @@ def instructions_prompt(trace: Trace, clients: dict[str, Client], guards: Sequen
             told[server] = text
     if not told:
         return base or ""
-    trace.record("host", "host", "host.context", _("puts the instructions of {servers} in the system prompt").format(
-        servers=", ".join(told)), payload=told)
+    trace.record(
+        "host",
+        "host",
+        "host.context",
+        _("puts the instructions of {servers} in the system prompt").format(servers=", ".join(told)),
+        payload=told,
+    )
     lines = [_("Instructions from the MCP servers:"), *(f"[{server}] {text}" for server, text in told.items())]
     return "\n\n".join([*([base] if base else []), "\n".join(lines)])

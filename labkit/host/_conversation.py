@@ -9,7 +9,16 @@ from typing import Any
 from ._dialects import DIALECTS, ToolCall, ToolResult
 from ._mapping import Api, convert_tools
 
-__all__ = ["Conversation", "ToolCall", "ToolResult", "Turn"]
+__all__ = ["THINKING_BUDGET", "Conversation", "ToolCall", "ToolResult", "Turn"]
+
+THINKING_BUDGET = 1024
+"""Tokens an Anthropic model may think with when a conversation asks for thinking (the API's minimum)."""
+# What each API is sent when `thinking=True`: Anthropic extended thinking, a reasoning effort for OpenAI.
+_THINKING: dict[str, dict[str, Any]] = {
+    "anthropic": {"thinking": {"type": "enabled", "budget_tokens": THINKING_BUDGET}},
+    "chat": {"reasoning_effort": "low"},
+    "responses": {"reasoning": {"effort": "low", "summary": "auto"}},
+}
 
 
 @dataclass(frozen=True)
@@ -51,6 +60,10 @@ class Conversation:
     Anthropic only (notebook 08): `cache_tools=True` marks the tool list as a prompt-cache prefix;
     `defer_tools` names MCP tools sent with `defer_loading`, kept out of the model's context until
     the provider's tool search finds them (its regex search tool is added to the list).
+    `thinking=True` asks for the model's reasoning (notebook 01): Anthropic `thinking` blocks and Responses
+    `reasoning` items come back in the assistant turn, and the history sends them back unchanged, as both
+    APIs require; Anthropic's `max_tokens` then covers the thinking budget too. Chat Completions keeps a
+    reasoning model's reasoning to itself: there is nothing to send back.
     """
 
     def __init__(
@@ -68,6 +81,7 @@ class Conversation:
         max_tokens: int = 1024,
         cache_tools: bool = False,
         defer_tools: Iterable[str] = (),
+        thinking: bool = False,
     ) -> None:
         self.client = client
         self.model = model
@@ -75,12 +89,15 @@ class Conversation:
         self.system = system
         self.strict = strict
         self.stateful = stateful and self.api == "responses"
-        self.max_tokens = max_tokens
+        self.max_tokens = max_tokens + (THINKING_BUDGET if thinking and self.api == "anthropic" else 0)
+        self.thinking = thinking
         self.converted, self.names = convert_tools(tools, self.api, strict=strict)
         self.cache_tools = cache_tools
         self.defer_tools = frozenset(defer_tools)
         if (cache_tools or self.defer_tools) and self.api != "anthropic":
-            raise ValueError(f"cache_tools and defer_tools are Anthropic Messages options; this conversation uses {self.api!r}")
+            raise ValueError(
+                f"cache_tools and defer_tools are Anthropic Messages options; this conversation uses {self.api!r}"
+            )
         unknown = self.defer_tools - {tool.mcp_name for tool in self.converted}
         if unknown:
             raise ValueError(f"defer_tools names tools that are not offered: {sorted(unknown)}")
@@ -117,8 +134,7 @@ class Conversation:
 
     def _tool_definitions(self) -> list[dict[str, Any]]:
         tools = [
-            t.definition | ({"defer_loading": True} if t.mcp_name in self.defer_tools else {})
-            for t in self.converted
+            t.definition | ({"defer_loading": True} if t.mcp_name in self.defer_tools else {}) for t in self.converted
         ]
         if self.defer_tools:
             tools.append({"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"})
@@ -130,6 +146,7 @@ class Conversation:
     async def _send(self) -> Any:
         tools = self._tool_definitions()
         options: dict[str, Any] = {"model": self.model, **self._choice} | ({"tools": tools} if tools else {})
+        options |= _THINKING[self.api] if self.thinking else {}
         if self.api == "anthropic":
             system = {"system": self.system} if self.system else {}
             return await self.client.messages.create(

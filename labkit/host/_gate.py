@@ -4,20 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mcp_types import Tool
 
 from labkit._i18n import _
 
 from ._guards import Guard
-from ._jsonschema import jsonschema_module
-
-if TYPE_CHECKING:
-    import jsonschema
+from ._schema_refs import outside_references, schema_problems
 
 __all__ = [
-    "Approver", "GateDecision", "GatePolicy", "check_call", "deny_all", "effective_arguments", "needs_approval",
+    "Approver",
+    "GateDecision",
+    "GatePolicy",
+    "check_call",
+    "deny_all",
+    "effective_arguments",
+    "needs_approval",
 ]
 
 Approver = Callable[[str, str, dict[str, Any]], Awaitable[bool]]
@@ -77,13 +80,21 @@ def needs_approval(tool: Tool) -> bool:
 
 def effective_arguments(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
     """The arguments the server will act on: the model's, plus the schema's defaults it left out (notebook 07)."""
-    defaults = {k: p["default"] for k, p in (tool.input_schema.get("properties") or {}).items()
-                if isinstance(p, dict) and "default" in p and k not in arguments}
+    defaults = {
+        k: p["default"]
+        for k, p in (tool.input_schema.get("properties") or {}).items()
+        if isinstance(p, dict) and "default" in p and k not in arguments
+    }
     return {**arguments, **defaults}
 
 
 async def check_call(
-    server: str, tool: Tool, name: str, arguments: dict[str, Any], policy: GatePolicy, guards: Sequence[Guard] = (),
+    server: str,
+    tool: Tool,
+    name: str,
+    arguments: dict[str, Any],
+    policy: GatePolicy,
+    guards: Sequence[Guard] = (),
 ) -> GateDecision:
     """Allow-list, schema, every guard, then approval: a person is asked only about calls that passed (notebook 03).
 
@@ -92,15 +103,24 @@ async def check_call(
     """
     if policy.allowed_tools is not None and name not in policy.allowed_tools:
         return GateDecision(False, (_("{name} is not on the host's allow-list").format(name=name),), by="allow-list")
-    problems = _schema_problems(tool.input_schema, arguments)
+    # Schemas are data: a result checked against an output schema naming an outside document would fail, so fail now.
+    problems = schema_problems(tool.input_schema, arguments) + [
+        _("the output schema refers outside itself ({where}: {what}); the host fetches nothing a server names").format(
+            where=where, what=what
+        )
+        for where, what in outside_references(tool.output_schema or {})
+    ]
     if problems:
-        return GateDecision(False, tuple(_("arguments do not match the schema: {problem}").format(
-            problem=p) for p in problems), by="schema")
+        return GateDecision(
+            False,
+            tuple(_("arguments do not match the schema: {problem}").format(problem=p) for p in problems),
+            by="schema",
+        )
     reasons = [_("arguments match the schema")]
     declared = tool.input_schema.get("properties") or {}
     ignored = tuple(k for k in _MODEL_WRITTEN_APPROVALS if k in arguments and k not in declared)
     if ignored:
-        reasons.append(_("ignored approval written by the model: {ignored}").format(ignored=', '.join(ignored)))
+        reasons.append(_("ignored approval written by the model: {ignored}").format(ignored=", ".join(ignored)))
     review: list[str] = []
     for guard in guards:
         blocked = await guard.on_call(server, tool, name, arguments)
@@ -120,13 +140,3 @@ async def check_call(
     approved = await policy.approver(server, name, effective_arguments(tool, arguments))
     reasons.append(_("approved by the user") if approved else _("the user did not approve"))
     return GateDecision(approved, tuple(reasons), "user" if approved else "refused", ignored, by="user")
-
-
-def _schema_problems(schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
-    validator = jsonschema_module().Draft202012Validator(schema)
-    return [_describe(error) for error in sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))]
-
-
-def _describe(error: jsonschema.ValidationError) -> str:
-    where = "/".join(str(p) for p in error.path)
-    return f"{where}: {error.message}" if where else error.message

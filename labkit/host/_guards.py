@@ -18,7 +18,8 @@ class Guard:
     reason to block a call (before any person is asked); `review` may return a reason a person must
     approve it even if the tool only reads; `redact` hides what must not be stored in the trace;
     `on_result` may rewrite what the model will read; `on_instructions` may rewrite or withhold (return "")
-    a server's `instructions` before the host puts them in the model's context.
+    a server's `instructions` before the host puts them in the model's context; `on_form` may decline a
+    server's form before the person sees it, and `on_answer` keep the person's answer from being sent.
     """
 
     @property
@@ -43,6 +44,12 @@ class Guard:
 
     def on_instructions(self, server: str, text: str) -> str:
         return text
+
+    def on_form(self, server: str, message: str, schema: dict[str, Any]) -> str | None:
+        return None
+
+    def on_answer(self, server: str, answer: dict[str, Any]) -> str | None:
+        return None
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,7 @@ class Host:
         namespaced: bool = False,
         start_timeout: float = 30.0,
         roots: Sequence[str | Path] = (),
+        sign_in: Any = None,
     ) -> None:
         self.trace = trace
         self.servers = list(servers)
@@ -89,13 +90,25 @@ class Host:
         self.pool = ServerPool(trace, guards, namespaced=namespaced, start_timeout=start_timeout)
         self.pool.local.update({local.tool.name: local for local in local_tools})
         self.router = ToolRouter(
-            trace, self.audit, policy, self.pool, call_timeout=call_timeout, max_result_chars=max_result_chars,
+            trace,
+            self.audit,
+            policy,
+            self.pool,
+            call_timeout=call_timeout,
+            max_result_chars=max_result_chars,
             guards=guards,
         )
         # input_required_max_rounds: the form rounds the SDK allows one call (notebook 04)
-        self.connector = Connector(trace, self.pool, self.router, era=era, elicit=elicit,
-                                   input_required_max_rounds=input_required_max_rounds,
-                                   roots=tuple(Path(r).resolve() for r in roots))
+        self.connector = Connector(
+            trace,
+            self.pool,
+            self.router,
+            era=era,
+            elicit=elicit,
+            input_required_max_rounds=input_required_max_rounds,
+            roots=tuple(Path(r).resolve() for r in roots),
+        )
+        self.connector.sign_in = sign_in  # a SignIn: how the host signs in to protected servers (notebook 09)
         self.router.offered = frozenset({"elicitation", *(("roots",) if self.connector.roots else ())})
         self._calls = 0
         self._config: McpConfig | None = None
@@ -103,8 +116,15 @@ class Host:
         self._answers: dict[str, str] = {}
 
     @classmethod
-    def from_config(cls, trace: Trace, path: str | Path, *, inputs: dict[str, str] | None = None,
-                    workspace: str | Path | None = None, **options: Any) -> Host:
+    def from_config(
+        cls,
+        trace: Trace,
+        path: str | Path,
+        *,
+        inputs: dict[str, str] | None = None,
+        workspace: str | Path | None = None,
+        **options: Any,
+    ) -> Host:
         """A host for every enabled server of an MCP config file, as desktop hosts and editors write it (notebook 08).
 
         JSONC, variables, `envFile`, `disabled` and `type: "sse"` are read as `read_config` says; a
@@ -114,8 +134,13 @@ class Host:
         config = read_config(path, workspace=workspace)
         options.setdefault("roots", [config.workspace])
         for name in config.disabled:
-            trace.record("host", "host", "host.note", _("skips the disabled server {name} ({source})").format(
-                name=name, source=config.source), payload={"server": name, "disabled": True})
+            trace.record(
+                "host",
+                "host",
+                "host.note",
+                _("skips the disabled server {name} ({source})").format(name=name, source=config.source),
+                payload={"server": name, "disabled": True},
+            )
         missing = [id_ for id_ in config.needed_inputs() if id_ not in (inputs or {})]
         host = cls(trace, [] if missing else config.specs(inputs), **options)
         if missing:
@@ -134,8 +159,9 @@ class Host:
             self._config = None
         self.connector.events = LabTempDir("events")
         try:
-            await self.pool.start({spec.name: (spec.describe(), partial(self.connector.connect, spec))
-                                   for spec in self.servers})
+            await self.pool.start(
+                {spec.name: (spec.describe(), partial(self.connector.connect, spec)) for spec in self.servers}
+            )
         except BaseException:
             await self.aclose()
             raise
@@ -145,8 +171,11 @@ class Host:
         """The config's unanswered inputs, asked in one form, the values never written to the trace."""
         missing = [id_ for id_ in config.needed_inputs() if id_ not in self._answers]
         if self.connector.elicit is None:
-            raise ConfigError(_("{source} asks for {ids}: pass inputs={{...}} or elicit=labkit.widget_form(...)"
-                                ).format(source=config.source, ids=", ".join(missing)))
+            raise ConfigError(
+                _("{source} asks for {ids}: pass inputs={{...}} or elicit=labkit.widget_form(...)").format(
+                    source=config.source, ids=", ".join(missing)
+                )
+            )
         message, schema = config.input_form(missing)
         self.trace.record("host", "user", "host.form", message, payload={"inputs": missing})
         token = FORM_ABOUT.set(_("the host itself, for the config {source}").format(source=config.source))
@@ -155,10 +184,18 @@ class Host:
         finally:
             FORM_ABOUT.reset(token)
         if answer is None or any(id_ not in answer for id_ in missing):
-            raise ConfigError(_("{source}: the form for {ids} was declined, so its servers cannot start").format(
-                source=config.source, ids=", ".join(missing)))
-        self.trace.record("user", "host", "user.answer", _("answered {ids}").format(ids=", ".join(missing)),
-                          payload={"inputs": missing})
+            raise ConfigError(
+                _("{source}: the form for {ids} was declined, so its servers cannot start").format(
+                    source=config.source, ids=", ".join(missing)
+                )
+            )
+        self.trace.record(
+            "user",
+            "host",
+            "user.answer",
+            _("answered {ids}").format(ids=", ".join(missing)),
+            payload={"inputs": missing},
+        )
         return {**self._answers, **{id_: str(answer[id_]) for id_ in missing}}
 
     async def __aexit__(self, *exc_info: Any) -> None:
@@ -185,10 +222,28 @@ class Host:
             raise KeyError(server)
         return await self.pool.client(server).get_prompt(name, arguments or {})
 
+    @property
+    def up(self) -> list[str]:
+        """The servers that started and are offered (notebook 07)."""
+        return self.pool.servers
+
+    @property
+    def unavailable(self) -> dict[str, Exception]:
+        """The servers that could not be started, each with its error; the host goes on without them (notebook 07)."""
+        return dict(self.pool.unavailable)
+
     def system_prompt(self, base: str | None = None) -> str:
-        """`base`, then the servers' `instructions` the guards let through: a host's system prompt (notebook 07)."""
+        """`base` followed by the servers' `instructions` the guards let through, as a host's system prompt, and which
+        servers are unavailable (notebook 07)."""
         clients = {server: self.pool.client(server) for server in self.pool.servers}
-        return instructions_prompt(self.trace, clients, self.pool.guards, base)
+        prompt = instructions_prompt(self.trace, clients, self.pool.guards, base)
+        if not self.pool.unavailable:
+            return prompt
+        # Said in the model's language of work (the system prompt's), like the tool results the model reads.
+        down = "Unavailable MCP servers (they could not be started; their tools are not offered): " + ", ".join(
+            self.pool.unavailable
+        )
+        return "\n\n".join(part for part in (prompt, down) if part)
 
     async def load_prompt(self, server: str, name: str, arguments: dict[str, str] | None = None) -> str:
         """A server's prompt as the text the user adds to the conversation, through the guards (notebook 07)."""
@@ -221,9 +276,14 @@ class Host:
                 return self._deliver(turn.text, round_no)
             results = await self._execute_together(turn.tool_calls)
             self.trace.record(
-                "host", "host", "host.writeback",
-                ngettext("wrote {n} result back to the model as data", "wrote {n} results back to the model as data",
-                         len(results)).format(n=len(results)),
+                "host",
+                "host",
+                "host.writeback",
+                ngettext(
+                    "wrote {n} result back to the model as data",
+                    "wrote {n} results back to the model as data",
+                    len(results),
+                ).format(n=len(results)),
                 payload=[r.__dict__ for r in results],
             )
             conversation.add_tool_results(results)
@@ -252,7 +312,9 @@ class Host:
 
     async def _relay_question(self, question: str) -> str:
         assert self.ask_user is not None
-        self.trace.record("host", "user", "host.relay", _("shows the model's question: {question}").format(question=question))
+        self.trace.record(
+            "host", "user", "host.relay", _("shows the model's question: {question}").format(question=question)
+        )
         answer = await self.ask_user(question)
         self.trace.record("user", "host", "user.answer", answer, payload={"text": answer})
         return answer

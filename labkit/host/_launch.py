@@ -14,6 +14,8 @@ from typing import IO
 
 from mcp import StdioServerParameters
 
+from .._time_limits import scaled
+from ._busy_machine import Deadline
 from ._message_limit import max_message_bytes
 from ._ports import free_port, listened_by
 from ._sandbox import sandboxed
@@ -35,7 +37,10 @@ def _as_spec(server: ServerSpec | str, args: tuple[str, ...], env: Mapping[str, 
 
 
 def stdio_params(
-    server: ServerSpec | str, *args: str, env: Mapping[str, str] | None = None, record: StartRecord | None = None,
+    server: ServerSpec | str,
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    record: StartRecord | None = None,
 ) -> StdioServerParameters:
     """How to launch a server over stdio: `servers/<server>.py` with this kernel's Python, or a spec (notebook 02).
 
@@ -47,11 +52,24 @@ def stdio_params(
     full_env = server_env(spec)
     cwd = spec.cwd or full_env.get(WORKDIR_ENV) or (str(REPO_ROOT) if spec.lab_server else None)
     status = str(record.status_file) if record is not None else _NO_STATUS
-    command = sandboxed(spec.command_line(), full_env, cwd, spec.hide) if spec.sandbox else spec.command_line()
+    command = (
+        sandboxed(spec.command_line(), full_env, cwd, readable=spec.readable, writable=spec.writable)
+        if spec.sandbox
+        else spec.command_line()
+    )
     return StdioServerParameters(
         command=sys.executable,
-        args=["-I", "-S", _SUPERVISOR, status, "--max-line", str(max_message_bytes()), *_warm(spec, full_env), "--",
-              *command],
+        args=[
+            "-I",
+            "-S",
+            _SUPERVISOR,
+            status,
+            "--max-line",
+            str(max_message_bytes()),
+            *_warm(spec, full_env),
+            "--",
+            *command,
+        ],
         env=full_env,
         cwd=cwd,
         encoding_error_handler="replace",
@@ -90,7 +108,10 @@ def http_server(
     try:
         proc = subprocess.Popen(
             [sys.executable, "-I", "-S", _SUPERVISOR, str(record.status_file), *_warm(spec, full_env), "--", *command],
-            env=full_env, cwd=str(REPO_ROOT), stdout=subprocess.DEVNULL, stderr=log,
+            env=full_env,
+            cwd=str(REPO_ROOT),
+            stdout=subprocess.DEVNULL,
+            stderr=log,
         )
         try:
             _wait_for_port(proc, port, start_timeout, record)
@@ -113,15 +134,17 @@ def _warm(spec: ServerSpec, env: Mapping[str, str]) -> list[str]:
     if spec.lab_server:
         if env.get("PYTHONPATH") != str(REPO_ROOT):
             return []
-    elif ((program := spec.command_line()[0]) != sys.executable and not console_script(program, env.get("PATH"))) or any(name.startswith("PYTHON") and name not in _SET_AFTER_FORK for name in env):
+    elif (
+        (program := spec.command_line()[0]) != sys.executable and not console_script(program, env.get("PATH"))
+    ) or any(name.startswith("PYTHON") and name not in _SET_AFTER_FORK for name in env):
         return []
     sock = warm_socket(str(REPO_ROOT))
     return ["--warm", sock] if sock else []
 
 
 def _wait_for_port(proc: subprocess.Popen, port: int, timeout: float, record: StartRecord) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    deadline = Deadline(scaled(timeout))
+    while not deadline.passed():
         if proc.poll() is not None:
             raise ServerStartError.from_record(record, "before listening on its port")
         try:
@@ -137,7 +160,9 @@ def _wait_for_port(proc: subprocess.Popen, port: int, timeout: float, record: St
             raise ServerStartError.from_record(record, f"port {port} on 127.0.0.1 is already used by another program")
         return
     _stop(proc)
-    raise ServerStartError.from_record(record, f"it did not listen on 127.0.0.1:{port} within {timeout:.0f} s")
+    stage = f"it did not listen on 127.0.0.1:{port} within {deadline.limit:.0f} s"
+    busy = deadline.busy_note()
+    raise ServerStartError.from_record(record, f"{stage}. {busy.rstrip('.')}" if busy else stage)
 
 
 def _stop(proc: subprocess.Popen) -> None:

@@ -83,6 +83,11 @@ def _report(wire: dict[str, Any], api: Api, name: str, strict: bool) -> _Report:
     described = bool(wire.get("description"))
     report.add("description", "kept" if described else "missing", "sent" if described else "none: only the name")
     report.schema(wire.get("inputSchema") or {}, strict)
+    examples = _examples(wire.get("inputSchema") or {})
+    if examples and api == "anthropic":
+        report.add("inputSchema.examples", "changed", f"{len(examples)} example(s) moved to input_examples")
+    elif examples:
+        report.add("inputSchema.examples", "kept", "left in the schema: OpenAI has no input_examples field")
     if "outputSchema" in wire:
         kept = api == "responses"
         detail = "sent as output_schema" if kept else "no such field; describe the result in the description"
@@ -98,6 +103,12 @@ def _report(wire: dict[str, Any], api: Api, name: str, strict: bool) -> _Report:
     return report
 
 
+def _examples(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """A schema's top-level `examples` (JSON Schema 2020-12) when each one is a whole input object."""
+    examples = schema.get("examples")
+    return examples if isinstance(examples, list) and examples and all(isinstance(e, dict) for e in examples) else []
+
+
 def convert_tool(tool: Any, api: Api, *, strict: bool = False, name: str | None = None) -> ConvertedTool:
     """An MCP tool as an Anthropic, OpenAI Chat or OpenAI Responses tool, plus a losslessness report (notebook 02)."""
     wire = wire_tool(tool)
@@ -107,8 +118,13 @@ def convert_tool(tool: Any, api: Api, *, strict: bool = False, name: str | None 
     described = {"description": wire["description"]} if wire.get("description") else {}
     report = list(_report(wire, api, name, strict))
     if api == "anthropic":
-        marked = {"strict": True} if strict else {}
-        return ConvertedTool(api, wire["name"], {"name": name, **described, "input_schema": parameters, **marked}, report)
+        marked: dict[str, Any] = {"strict": True} if strict else {}
+        examples = _examples(parameters)
+        if examples:  # Anthropic's own field for whole example inputs; the schema need not carry them twice
+            parameters = {k: v for k, v in parameters.items() if k != "examples"}
+            marked |= {"input_examples": examples}
+        definition = {"name": name, **described, "input_schema": parameters, **marked}
+        return ConvertedTool(api, wire["name"], definition, report)
     function = {"name": name, **described, "parameters": parameters, "strict": strict}
     if api == "chat":
         return ConvertedTool(api, wire["name"], {"type": "function", "function": function}, report)

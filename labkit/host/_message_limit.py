@@ -23,8 +23,9 @@ def max_message_bytes(env: Mapping[str, str] = os.environ) -> int:
     if not raw:
         return DEFAULT_MAX_RESULT_BYTES + _ENVELOPE_BYTES
     if not raw.isdigit() or int(raw) == 0:
-        raise ValueError(_("{env} must be a whole number of bytes above 0, not {raw!r}").format(
-            env=MAX_RESULT_BYTES_ENV, raw=raw))
+        raise ValueError(
+            _("{env} must be a whole number of bytes above 0, not {raw!r}").format(env=MAX_RESULT_BYTES_ENV, raw=raw)
+        )
     return int(raw) + _ENVELOPE_BYTES
 
 
@@ -49,6 +50,7 @@ class ServerMessageTooLarge(LabError, RuntimeError):
         return size if self.whole else _("at least {size}").format(size=size)
 
     def account(self) -> str:
-        return _("The {server} server sent a message of {size} bytes, over the host's limit of {limit} bytes ({env}); "
-                 "the host ended that connection.").format(
-            server=self.server, size=self.shown_size, limit=f"{self.limit:,}", env=MAX_RESULT_BYTES_ENV)
+        return _(
+            "The {server} server sent a message of {size} bytes, over the host's limit of {limit} bytes ({env}); "
+            "the host ended that connection."
+        ).format(server=self.server, size=self.shown_size, limit=f"{self.limit:,}", env=MAX_RESULT_BYTES_ENV)

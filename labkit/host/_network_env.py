@@ -8,11 +8,19 @@ from urllib.parse import urlsplit
 
 __all__ = ["CA_VARIABLES", "PROXY_VARIABLES", "network_env"]
 
-CA_VARIABLES = ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
-                "PIP_CERT", "UV_NATIVE_TLS")
+CA_VARIABLES = (
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "NODE_EXTRA_CA_CERTS",
+    "PIP_CERT",
+    "UV_NATIVE_TLS",
+)
 """Where a program finds the certificate authorities it trusts (Python's ssl, requests/httpx, curl, Node, pip, uv)."""
-PROXY_VARIABLES = tuple(name for base in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
-                        for name in (base, base.lower()))
+PROXY_VARIABLES = tuple(
+    name for base in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY") for name in (base, base.lower())
+)
 """The proxy a program goes through, and the hosts it reaches directly; both spellings, as programs read either."""
 
 
@@ -25,8 +33,9 @@ def network_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """
     environ = os.environ if environ is None else environ
     passed = {name: environ[name] for name in CA_VARIABLES if name in environ}
-    passed.update({name: environ[name] for name in PROXY_VARIABLES
-                   if name in environ and not _has_credentials(environ[name])})
+    passed.update(
+        {name: environ[name] for name in PROXY_VARIABLES if name in environ and not _has_credentials(environ[name])}
+    )
     return passed
 
 

@@ -10,7 +10,10 @@ import anyio
 from mcp import Client
 from mcp_types import Tool
 
+from .._i18n import _
+from .._time_limits import scaled
 from ..trace import Trace
+from ._busy_machine import moving_deadline
 from ._connection import Connection, Opener, TaskHome
 from ._guards import Guard, LocalTool
 from ._message_limit import ServerMessageTooLarge
@@ -21,6 +24,7 @@ __all__ = ["HOST_SERVER", "Route", "ServerPool"]
 HOST_SERVER = "host"
 """The pseudo-server name under which host-side tools are routed."""
 _SEPARATOR = "__"
+_LATE_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -40,7 +44,12 @@ class ServerPool:
     """
 
     def __init__(
-        self, trace: Trace, guards: Sequence[Guard] = (), *, namespaced: bool = False, start_timeout: float = 30.0,
+        self,
+        trace: Trace,
+        guards: Sequence[Guard] = (),
+        *,
+        namespaced: bool = False,
+        start_timeout: float = 30.0,
     ) -> None:
         self.trace = trace
         self.guards = list(guards)
@@ -53,6 +62,8 @@ class ServerPool:
         self._routes: dict[str, Route] = {}
         self.stderr: dict[str, IO[str]] = {}
         """Each server's stderr file, kept across restarts: a start that times out shows its end."""
+        self.unavailable: dict[str, Exception] = {}
+        """Servers that could not be started, each with its error: the host goes on without them (notebook 07)."""
 
     @property
     def servers(self) -> list[str]:
@@ -66,8 +77,10 @@ class ServerPool:
 
         `openers` maps a server's name to (its command line, how to open it). The servers start
         concurrently, but each one's first frame waits for the one before, so the trace reads in order.
-        Start-up, from spawn to the first listing, ends within `start_timeout` or raises a
-        `ServerStartError` naming the server and the request it was waiting for.
+        Start-up, from spawn to the first listing, ends within `start_timeout` (scaled by `LABKIT_TIME_SCALE`). A
+        server that fails to start or to answer in time is set aside in `unavailable` (the trace says why) and the
+        others go on; only when none started is its `ServerStartError` raised, naming the server and the request it
+        was waiting for. The listing waits on a deadline moved on while the host and its servers wait for a CPU.
         """
         self._home = self._home or TaskHome()
         since = len(self.trace)
@@ -78,33 +91,71 @@ class ServerPool:
             self._connections[server], self._commands[server] = connection, command
             self._home.spawn(connection.hold)
             previous = connection
-        await self._within_start_timeout(list(openers), since, self._opened_and_listed(list(openers)))
+        await self._opened_and_listed(list(openers), since)
 
-    async def _opened_and_listed(self, servers: list[str]) -> None:
+    async def _opened_and_listed(self, servers: list[str], since: int) -> None:
+        failed: dict[str, Exception] = {}
+        deadline = anyio.current_time() + scaled(self.start_timeout)
         for server in servers:
-            await self._connections[server].opened()
-        await self.refresh()
+            with anyio.move_on_after(self._left(deadline)) as scope:
+                try:
+                    await self._connections[server].opened()
+                except Exception as error:  # noqa: BLE001  any cause: the server is set aside, and why is kept
+                    failed[server] = error
+            if scope.cancelled_caught:
+                failed[server] = self._timed_out([server], since, "")
+            if server in failed:
+                await self._connections[server].close()  # its successor's turn waits for it to settle
+        if failed and len(failed) == len(servers):
+            raise next(iter(failed.values()))
+        for server, reason in failed.items():
+            self._set_aside(server, reason)
+        started = [server for server in servers if server not in failed]
+        await self._within_start_timeout(started, since, self.refresh())
+
+    def _left(self, deadline: float) -> float:
+        """The time left until `deadline`; at least a few seconds for a step whose turn came late (one before it
+        hung or failed), since its server is running already."""
+        return max(deadline - anyio.current_time(), min(scaled(self.start_timeout), _LATE_S))
+
+    def _set_aside(self, server: str, error: Exception) -> None:
+        """Degrade, don't fail: the server's tools are not offered, and the trace tells the person why."""
+        del self._connections[server]
+        self.unavailable[server] = error
+        first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
+        self.trace.record(
+            "host",
+            "user",
+            "host.unavailable",
+            _("the {server} server is unavailable; the host goes on without it: {why}").format(
+                server=server, why=first_line
+            ),
+            server=server,
+            payload={"error": str(error)},
+        )
 
     async def _within_start_timeout(self, servers: list[str], since: int, work) -> None:
-        with anyio.move_on_after(self.start_timeout) as scope:
+        async with moving_deadline(scaled(self.start_timeout)) as deadline:
             await work
-        if scope.cancelled_caught:
-            raise self._timed_out(servers, since)
+        if deadline.scope.cancelled_caught:
+            raise self._timed_out(servers, since, deadline.busy_note())
 
-    def _timed_out(self, servers: list[str], since: int) -> ServerStartError:
+    def _timed_out(self, servers: list[str], since: int, busy: str) -> ServerStartError:
         """The first server still waiting, and for what: its request without a reply (initialize, tools/list...)."""
         unanswered: dict[tuple[Any, Any], Any] = {}
         for event in list(self.trace)[since:]:
             key = (event.meta.get("server"), event.ref)
             if event.kind == "jsonrpc.request" and event.src == "client":
                 unanswered[key] = event.meta.get("method")
-            elif event.kind in ("jsonrpc.response", "jsonrpc.error") and event.src == "server":
+            elif event.kind in ("jsonrpc.response", "jsonrpc.error") and event.dst == "client":
                 unanswered.pop(key, None)
         waiting = {server: method for (server, _), method in unanswered.items()}
         server = next((s for s in servers if s in waiting or not self._connections[s].is_open), servers[-1])
         method = waiting.get(server)
-        stage = (f"no reply to {method} within {self.start_timeout:g} s" if method is not None else
-                 f"not started within {self.start_timeout:g} s")
+        limit = scaled(self.start_timeout)
+        stage = f"no reply to {method} within {limit:g} s" if method is not None else f"not started within {limit:g} s"
+        if busy:
+            stage += f". {busy.rstrip('.')}"
         error = ServerStartError(server, self._commands[server], stage, None, "", method=method)
         # A server that did not answer in time is still running: what it wrote so far says why.
         return error.with_stderr(self.stderr[server]) if server in self.stderr else error

@@ -36,6 +36,8 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
 _TABLES = ("/proc/net/tcp", "/proc/net/tcp6")
 
 

@@ -144,13 +144,20 @@ def _hook(kernel: Any) -> None:
         mine = _current(kernel)[0]
         if not _RUNS.note_due or mine == _RUNS.skipping or mine in _RUNS.superseded:
             return
-        note = _("↻ You ran this form's cell again while the form was waiting: that form was declined. This run asks "
-                 "afresh.") if not _RUNS.skipped else ngettext(
-            "↻ You ran the cells again while a form was waiting: that form was declined, and {count} cell of the "
-            "earlier run was skipped (its output had been cleared). This run starts afresh.",
-            "↻ You ran the cells again while a form was waiting: that form was declined, and {count} cells of the "
-            "earlier run were skipped (their outputs had been cleared). This run starts afresh.",
-            _RUNS.skipped).format(count=_RUNS.skipped)
+        note = (
+            _(
+                "↻ You ran this form's cell again while the form was waiting: that form was declined. This run asks "
+                "afresh."
+            )
+            if not _RUNS.skipped
+            else ngettext(
+                "↻ You ran the cells again while a form was waiting: that form was declined, and {count} cell of the "
+                "earlier run was skipped (its output had been cleared). This run starts afresh.",
+                "↻ You ran the cells again while a form was waiting: that form was declined, and {count} cells of the "
+                "earlier run were skipped (their outputs had been cleared). This run starts afresh.",
+                _RUNS.skipped,
+            ).format(count=_RUNS.skipped)
+        )
         print(note, flush=True)  # noqa: T201 - said in the new run's output, where the learner looks
         _RUNS.note_due, _RUNS.skipped = False, 0
 

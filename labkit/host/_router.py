@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-import anyio
 import httpx2
 from mcp import InputRequiredRoundsExceededError
 from mcp.shared.exceptions import MCPError
@@ -17,16 +15,20 @@ from mcp_types import CONNECTION_CLOSED, CallToolResult
 
 from labkit._i18n import _
 
+from .._time_limits import scaled
 from ..trace import Trace
 from ._audit import AuditEntry, AuditLog, argument_hash
+from ._busy_machine import MovingDeadline, moving_deadline
 from ._capabilities import unserved_capability
 from ._context import block_text, follow_links
 from ._conversation import ToolCall, ToolResult
 from ._gate import GatePolicy, check_call
 from ._guards import Guard
+from ._http_record import refusal_in
 from ._message_limit import MAX_RESULT_BYTES_ENV
 from ._pool import HOST_SERVER, Route, ServerPool
 from ._sanitise import sanitise_data
+from ._server_output import StderrMark
 
 __all__ = ["ToolRouter", "result_as_data", "truncate"]
 
@@ -54,8 +56,15 @@ class ToolRouter:
     `on_result`, and audits it (notebook 03). A name the host does not list is refused before any server sees it."""
 
     def __init__(
-        self, trace: Trace, audit: AuditLog, policy: GatePolicy, pool: ServerPool, *,
-        call_timeout: float, max_result_chars: int, guards: Sequence[Guard] = (),
+        self,
+        trace: Trace,
+        audit: AuditLog,
+        policy: GatePolicy,
+        pool: ServerPool,
+        *,
+        call_timeout: float,
+        max_result_chars: int,
+        guards: Sequence[Guard] = (),
     ) -> None:
         self.trace = trace
         self.audit = audit
@@ -65,7 +74,7 @@ class ToolRouter:
         self.call_timeout = call_timeout
         self.max_result_chars = max_result_chars
         self.succeeded: set[str] = set()
-        self._deadlines: set[anyio.CancelScope] = set()  # one per call in flight: a turn's calls run together
+        self._deadlines: set[MovingDeadline] = set()  # one per call in flight: a turn's calls run together
         self.offered: frozenset[str] = frozenset({"elicitation"})
         """The client capabilities the host serves, to name the one a failed call needed (the host sets it)."""
 
@@ -78,10 +87,16 @@ class ToolRouter:
         arguments = call.arguments or {}
         decision = await check_call(route.server, route.tool, call.name, arguments, self.policy, self.guards)
         self.trace.record(
-            "host", "host", "host.gate", _("gate {name}: {summary}").format(
-                name=call.name, summary=decision.summary), ref=call.id, name=call.name,
+            "host",
+            "host",
+            "host.gate",
+            _("gate {name}: {summary}").format(name=call.name, summary=decision.summary),
+            ref=call.id,
+            name=call.name,
             payload={"server": route.server, "arguments": self._redacted(arguments), "reasons": list(decision.reasons)},
-            outcome=decision.outcome, by=decision.by, **_ignored(decision.ignored_fields),
+            outcome=decision.outcome,
+            by=decision.by,
+            **_ignored(decision.ignored_fields),
         )
         if not decision.allowed:
             return self._refuse(call, route, decision.outcome, "; ".join(decision.reasons), arguments)
@@ -93,13 +108,30 @@ class ToolRouter:
     def _unlisted(self, call: ToolCall) -> ToolResult:
         """Fail closed: a name the host does not list now is refused here, and no server sees the call."""
         offered = ", ".join(self.pool.names)
-        self.trace.record("host", "host", "host.gate", _("gate {name}: blocked: the host lists no tool by that name").format(
-            name=call.name), ref=call.id, name=call.name, payload={"offered": self.pool.names},
-                          outcome="blocked", by="tool list")
-        self.audit.add(AuditEntry(self.trace.round, HOST_SERVER, call.name, argument_hash(call.arguments), "blocked",
-                                  "not sent"))
-        return ToolResult(call.id, f"The host did not run {call.name}: no server offers a tool by that name. "
-                                   f"Tools you can use: {offered}.", True)
+        self.trace.record(
+            "host",
+            "host",
+            "host.gate",
+            _("gate {name}: blocked: the host lists no tool by that name").format(name=call.name),
+            ref=call.id,
+            name=call.name,
+            payload={"offered": self.pool.names},
+            outcome="blocked",
+            by="tool list",
+        )
+        self.audit.add(
+            AuditEntry(self.trace.round, HOST_SERVER, call.name, argument_hash(call.arguments), "blocked", "not sent")
+        )
+        down = "".join(
+            f" The {server} server is unavailable: it could not be started, so its tools are not offered."
+            for server in self.pool.unavailable
+        )
+        return ToolResult(
+            call.id,
+            f"The host did not run {call.name}: no server offers a tool by that name. "
+            f"Tools you can use: {offered}.{down}",
+            True,
+        )
 
     def _redacted(self, arguments: dict[str, Any]) -> dict[str, Any]:
         for guard in self.guards:
@@ -108,57 +140,88 @@ class ToolRouter:
 
     async def _send(self, call: ToolCall, route: Route, arguments: dict[str, Any], verdict: str) -> ToolResult:
         started, mark = time.monotonic(), len(self.trace)
+        # What the server writes to stderr during a call that fails is shown to the learner, never to the model.
+        stderr = StderrMark(self.pool.stderr.get(route.server))
+        busy: list[str] = []
         try:
-            text, is_error = await self._invoke(route, arguments)
+            text, is_error = await self._invoke(route, arguments, busy)
         except MCPError as error:
             outcome = f"protocol error {error.error.code}"
+            stderr.record_since(self.trace, route.server, call.id, call.name)
             text = await self._explain(call.name, route, error, mark)
-            self.trace.record("host", "host", "host.error", _("{outcome} handled by the host: {message}").format(
-                outcome=outcome, message=error.error.message),
-                              ref=call.id, name=call.name, payload=error.error.model_dump(mode="json"))
+            self.trace.record(
+                "host",
+                "host",
+                "host.error",
+                _("{outcome} handled by the host: {message}").format(outcome=outcome, message=error.error.message),
+                ref=call.id,
+                name=call.name,
+                payload=error.error.model_dump(mode="json"),
+            )
             return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, text, True))
         except httpx2.TransportError as error:
             # Over HTTP a server that died mid-call or between input rounds shows as a failed request, not a
             # closed stream; it gets the same account as a stdio crash.
             outcome = "connection lost"
-            self.trace.record("host", "host", "host.error", f"{outcome} handled by the host: {type(error).__name__}",
-                              ref=call.id, name=call.name, payload={"error": type(error).__name__, "detail": str(error)})
+            self.trace.record(
+                "host",
+                "host",
+                "host.error",
+                f"{outcome} handled by the host: {type(error).__name__}",
+                ref=call.id,
+                name=call.name,
+                payload={"error": type(error).__name__, "detail": str(error)},
+            )
+            stderr.record_since(self.trace, route.server, call.id, call.name)
             text = await self._restarted(call.name, route)
             return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, text, True))
         except InputRequiredRoundsExceededError as error:
             text = f"The host stopped {call.name}: the server kept asking for more input ({error})."
             self.trace.record("host", "host", "host.error", text, ref=call.id, name=call.name)
-            return self._audited(call, route, arguments, verdict, "input rounds exceeded", started,
-                                 ToolResult(call.id, text, True))
+            stderr.record_since(self.trace, route.server, call.id, call.name)
+            return self._audited(
+                call, route, arguments, verdict, "input rounds exceeded", started, ToolResult(call.id, text, True)
+            )
         except TimeoutError:
-            text = f"The host stopped waiting for {call.name} after {self.call_timeout:g} s."
+            text = f"The host stopped waiting for {call.name} after {scaled(self.call_timeout):g} s."
             self.trace.record("host", "host", "host.error", text, ref=call.id, name=call.name)
+            if (
+                busy
+            ):  # the machine's state is a note of its own: what happened to the call reads the same on any machine
+                self.trace.record("host", "host", "host.note", " ".join(busy), ref=call.id, name=call.name, busy=True)
+            stderr.record_since(self.trace, route.server, call.id, call.name)
             return self._audited(call, route, arguments, verdict, "timeout", started, ToolResult(call.id, text, True))
-        if not is_error:
+        if is_error:
+            stderr.record_since(self.trace, route.server, call.id, call.name)
+        else:
             self.succeeded.add(call.name)
         # Truncate first, so that what the guards add (the untrusted-data wrapper) is never cut off.
         shown = truncate(text, self.max_result_chars)
         if shown != text:
-            self.trace.record("host", "host", "host.truncate", shown[shown.rfind("[truncated"):], ref=call.id, name=call.name)
+            self.trace.record(
+                "host", "host", "host.truncate", shown[shown.rfind("[truncated") :], ref=call.id, name=call.name
+            )
         for guard in self.guards:
             shown = guard.on_result(route.server, call.name, shown, is_error)
         outcome = "isError" if is_error else "ok"
         return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, shown, is_error))
 
-    async def _invoke(self, route: Route, arguments: dict[str, Any]) -> tuple[str, bool]:
+    async def _invoke(self, route: Route, arguments: dict[str, Any], busy: list[str]) -> tuple[str, bool]:
+        """The call's text and isError; a call that runs out of time raises TimeoutError, its busy note in `busy`."""
         if route.server == HOST_SERVER:
             answer = await self.pool.local[route.tool_name].handler(arguments)
             return answer.text, answer.is_error
         client = self.pool.client(route.server)
         # Cancelling the call makes the SDK tell the server (notifications/cancelled) before it gives up.
-        with anyio.CancelScope(deadline=anyio.current_time() + self.call_timeout) as scope:
-            self._deadlines.add(scope)
+        async with moving_deadline(scaled(self.call_timeout)) as deadline:
+            self._deadlines.add(deadline)
             try:
                 result = await client.call_tool(route.tool_name, arguments)
                 linked = await follow_links(client, result.content)
             finally:
-                self._deadlines.discard(scope)
-        if scope.cancelled_caught:
+                self._deadlines.discard(deadline)
+        if deadline.scope.cancelled_caught:
+            busy += [note] if (note := deadline.busy_note()) else []
             raise TimeoutError
         return result_as_data(result, linked), result.is_error
 
@@ -168,28 +231,39 @@ class ToolRouter:
 
         Every call in flight is paused, because the form's callback cannot tell which of a turn's
         concurrent calls asked for it."""
-        paused = {scope: scope.deadline - anyio.current_time() for scope in self._deadlines}
-        for scope in paused:
-            scope.deadline = math.inf
+        paused = list(self._deadlines)
+        for deadline in paused:
+            deadline.pause()
         try:
             yield
         finally:
-            for scope, remaining in paused.items():
-                scope.deadline = anyio.current_time() + remaining
+            for deadline in paused:
+                deadline.resume()
 
     async def _explain(self, name: str, route: Route, error: MCPError, mark: int) -> str:
         # The model cannot repair a protocol error, so it gets the host's account, not the JSON-RPC error.
         if error.error.code == CONNECTION_CLOSED:
             return await self._restarted(name, route)
-        needed = unserved_capability(self.trace.events[mark:], route.server, error.error.model_dump(by_alias=True),
-                                     self.offered)
+        refusal = refusal_in(self.trace.events[mark:], route.server)
+        if refusal is not None:
+            challenge = refusal.payload["headers"].get("www-authenticate") or _("no WWW-Authenticate header")
+            return _(
+                "The host could not run {name}: the {server} server answered HTTP {status} ({challenge}); the "
+                "host has no credentials it accepts, so the call did not reach the tool."
+            ).format(name=name, server=route.server, status=refusal.payload["status"], challenge=challenge)
+        needed = unserved_capability(
+            self.trace.events[mark:], route.server, error.error.model_dump(by_alias=True), self.offered
+        )
         if needed is not None:
-            return _("The host could not run {name}: the {server} server asked the host for {capability}, a client "
-                     "capability this host does not offer, so the call could not go on.").format(
-                         name=name, server=route.server, capability=needed)
+            return _(
+                "The host could not run {name}: the {server} server asked the host for {capability}, a client "
+                "capability this host does not offer, so the call could not go on."
+            ).format(name=name, server=route.server, capability=needed)
         if error.error.message.startswith("Unknown tool"):
-            return (f"The host could not run {name}: no server offers a tool by that name. "
-                    f"Tools you can use: {', '.join(self.pool.names)}.")
+            return (
+                f"The host could not run {name}: no server offers a tool by that name. "
+                f"Tools you can use: {', '.join(self.pool.names)}."
+            )
         return f"The host could not run {name}: the server refused the request, and the host has dealt with it."
 
     async def _restarted(self, name: str, route: Route) -> str:
@@ -197,27 +271,49 @@ class ToolRouter:
         too_large = self.pool.too_large(route.server)
         if too_large is None:
             return f"The {route.server} server stopped during {name}; the host restarted it. The call did not complete."
-        self.trace.record("host", "host", "host.error", too_large.account(), name=name, server=route.server,
-                          payload={"bytes": too_large.size, "whole": too_large.whole, "limit": too_large.limit})
-        return _("The {server} server sent a message of {size} bytes during {name}, over the host's limit of {limit} "
-                 "bytes ({env}); the host ended that connection and restarted the server. The call did not complete: "
-                 "ask for less.").format(server=route.server, size=too_large.shown_size, name=name,
-                                         limit=f"{too_large.limit:,}", env=MAX_RESULT_BYTES_ENV)
+        self.trace.record(
+            "host",
+            "host",
+            "host.error",
+            too_large.account(),
+            name=name,
+            server=route.server,
+            payload={"bytes": too_large.size, "whole": too_large.whole, "limit": too_large.limit},
+        )
+        return _(
+            "The {server} server sent a message of {size} bytes during {name}, over the host's limit of {limit} "
+            "bytes ({env}); the host ended that connection and restarted the server. The call did not complete: "
+            "ask for less."
+        ).format(
+            server=route.server,
+            size=too_large.shown_size,
+            name=name,
+            limit=f"{too_large.limit:,}",
+            env=MAX_RESULT_BYTES_ENV,
+        )
 
     def _refuse(
         self, call: ToolCall, route: Route, decision: str, why: str, arguments: dict[str, Any] | None
     ) -> ToolResult:
-        self.audit.add(AuditEntry(self.trace.round, route.server, call.name, argument_hash(arguments), decision,
-                                  "not sent"))
+        self.audit.add(
+            AuditEntry(self.trace.round, route.server, call.name, argument_hash(arguments), decision, "not sent")
+        )
         return ToolResult(call.id, f"The host did not run {call.name}: {why}.", True)
 
     def _audited(
-        self, call: ToolCall, route: Route, arguments: dict[str, Any], decision: str, outcome: str,
-        started: float, result: ToolResult,
+        self,
+        call: ToolCall,
+        route: Route,
+        arguments: dict[str, Any],
+        decision: str,
+        outcome: str,
+        started: float,
+        result: ToolResult,
     ) -> ToolResult:
         latency = round((time.monotonic() - started) * 1000, 1)
-        self.audit.add(AuditEntry(self.trace.round, route.server, call.name, argument_hash(arguments), decision,
-                                  outcome, latency))
+        self.audit.add(
+            AuditEntry(self.trace.round, route.server, call.name, argument_hash(arguments), decision, outcome, latency)
+        )
         return result
 
 

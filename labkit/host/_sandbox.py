@@ -1,4 +1,4 @@
-"""Confinement the OS provides: an untrusted stdio server run under bubblewrap, seeing only what its launch names."""
+"""Confinement the OS provides: a stdio server run under bubblewrap, seeing only what its launch names."""
 
 from __future__ import annotations
 
@@ -11,9 +11,28 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Confinement", "confinement", "sandboxed"]
+from mcp.client.stdio import DEFAULT_INHERITED_ENV_VARS
 
-_DATA_ENV = ("LABKIT_DATA_DIR", "LABKIT_WORKDIR")
+__all__ = ["SYSTEM_FILES", "Confinement", "confinement", "sandboxed"]
+
+SYSTEM_FILES = (
+    "/usr",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+    "/etc/alternatives",
+    "/etc/ssl/certs",
+    "/etc/nsswitch.conf",
+    "/etc/passwd",
+    "/etc/group",
+)
+"""What every sandboxed server may read of the machine: the system's programs and libraries and a few files the C
+library and Python read at start; never `/etc` whole (as root, `/etc/shadow` is readable), never `/home` or `/root`."""
+_MERGED_USR = ("/bin", "/sbin", "/lib", "/lib32", "/lib64")
+_REPO = Path(__file__).resolve().parents[2]
+_LAB_CODE = (_REPO / "servers", _REPO / "labkit")
+"""The lab's code a lab server imports; the repository's other folders (its `data/` among them) stay out of sight."""
 
 
 @dataclass(frozen=True)
@@ -30,34 +49,86 @@ def confinement() -> Confinement:
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return Confinement(False, "bubblewrap (bwrap) is not installed: `apt-get install bubblewrap`")
-    probe = subprocess.run([bwrap, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"],
-                           capture_output=True, text=True, timeout=20)
+    probe = subprocess.run(
+        [bwrap, *_system(), "--unshare-all", "--die-with-parent", "true"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
     if probe.returncode != 0:
         return Confinement(False, f"bwrap cannot create namespaces here: {probe.stderr.strip()[:200]}")
-    return Confinement(True, "bubblewrap: own mount, PID, network and user namespaces")
+    return Confinement(True, "bubblewrap: own file system view, PID, network, IPC and user namespaces")
 
 
-def sandboxed(command: Sequence[str], env: Mapping[str, str], cwd: str | None, hide: Sequence[str] = ()) -> list[str]:
-    """`command` under bwrap: the file system read-only, the user's home, /tmp and `hide` replaced by empty folders,
-    no view of the host's processes (so not of `/proc/<ppid>/environ`), no network; writable only the
-    data folder, the working folder and the events file's folder its environment names (notebook 07)."""
-    home = os.path.expanduser("~")
-    arguments = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-                 "--tmpfs", home, "--unshare-all", "--die-with-parent", "--new-session"]
-    # The lab, its venv and Python stay visible even where they live under a folder replaced above (a clone in /tmp).
-    masked = [Path(home), Path("/tmp")]
-    readable = [Path(__file__).resolve().parents[2], Path(sys.prefix), Path(sys.base_prefix)]
-    arguments += [a for path in readable if any(path.is_relative_to(m) for m in masked)
-                  for a in ("--ro-bind", str(path), str(path))]
-    writable = [env[k] for k in _DATA_ENV if k in env]
+def sandboxed(
+    command: Sequence[str],
+    env: Mapping[str, str],
+    cwd: str | None,
+    *,
+    readable: Sequence[str] = (),
+    writable: Sequence[str] = (),
+) -> list[str]:
+    """`command` under bwrap, in a file system built from nothing: the system's programs (`SYSTEM_FILES`), this
+    Python and its packages, the lab's code and `readable` to read; its working folder (unless `readable`), the
+    HOME, TMPDIR and events folder its environment names and `writable` to write; everything else, the
+    lab's data folder and other servers' state included, absent. Own PID, network, IPC and user namespaces, so
+    no view of the host's processes (`/proc/<ppid>/environ`) and no network at all (notebook 07)."""
+    arguments = [
+        "bwrap",
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+        *_system(),
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--tmpfs",
+        "/tmp",
+    ]
+    own_code = [
+        Path(sys.base_prefix),
+        Path(sys.prefix),
+        Path(sys.executable).resolve().parent,
+        *_LAB_CODE,
+        *_command_folder(command),
+        *map(Path, readable),
+    ]
+    for path in dict.fromkeys(str(p) for p in own_code if p.exists()):
+        arguments += ["--ro-bind", path, path]
+    # A working folder named readable (a workspace the server is shown) stays read-only.
+    own = [cwd if cwd not in readable else None, env.get("HOME"), env.get("TMPDIR"), *writable]
     if "LABKIT_EVENTS_FILE" in env:
-        writable.append(str(Path(env["LABKIT_EVENTS_FILE"]).parent))
-    writable += [path for path in (cwd, env.get("HOME"), env.get("TMPDIR")) if path]
-    for path in dict.fromkeys(writable):
+        own.append(str(Path(env["LABKIT_EVENTS_FILE"]).parent))
+    for path in dict.fromkeys(p for p in own if p):
         Path(path).mkdir(parents=True, exist_ok=True)
         arguments += ["--bind", path, path]
-    for path in hide:
-        arguments += ["--tmpfs", str(path)]
+    # The root and /tmp the folders above hang from are read-only: nothing else can be written, not even to vanish.
+    arguments += ["--remount-ro", "/", "--remount-ro", "/tmp"]
+    # The SDK adds a few of the host's variables (SHELL, USER...) to every server's; a sandboxed one has only `env`.
+    arguments += [a for name in DEFAULT_INHERITED_ENV_VARS if name not in env for a in ("--unsetenv", name)]
     if cwd:
         arguments += ["--chdir", cwd]
     return [*arguments, "--", *command]
+
+
+def _system() -> list[str]:
+    arguments = []
+    for path in _MERGED_USR:
+        if os.path.islink(path):  # Debian and most distributions: /bin -> usr/bin
+            arguments += ["--symlink", os.readlink(path), path]
+        else:
+            arguments += ["--ro-bind-try", path, path]
+    for path in SYSTEM_FILES:
+        arguments += ["--ro-bind-try", path, path]
+    return arguments
+
+
+def _command_folder(command: Sequence[str]) -> list[Path]:
+    """The folder of the program run, when it is not one of the system's: an installed server's own files."""
+    program = shutil.which(command[0]) if command else None
+    if program is None:
+        return []
+    folder = Path(program).resolve().parent
+    return [] if folder.is_relative_to("/usr") else [folder]

@@ -11,10 +11,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._i18n import language
+from ._loopback import no_proxy_for_loopback
 from ._network_env import network_env
 
 __all__ = [
-    "DEFAULT_DATA_DIR", "LAB_SHARED_ENV", "REPO_ROOT", "SEALING_KEY_ENV", "TRANSPORTS", "WORKDIR_ENV", "ServerSpec",
+    "DEFAULT_DATA_DIR",
+    "LAB_SHARED_ENV",
+    "REPO_ROOT",
+    "SEALING_KEY_ENV",
+    "TRANSPORTS",
+    "WORKDIR_ENV",
+    "ServerSpec",
     "server_env",
 ]
 
@@ -42,7 +49,8 @@ class ServerSpec:
 
     `inherit` names the host's environment variables the server is given (None: the default of
     `inherited`); `env` adds values of its own. `sandbox=True` runs a stdio server under bubblewrap
-    (`sandboxed`), with the folders in `hide` replaced by empty ones.
+    (`sandboxed`): it sees only the system's programs, Python, the lab's code and `readable`, and writes only its
+    working folder, HOME, TMPDIR and `writable`.
     """
 
     name: str
@@ -55,22 +63,26 @@ class ServerSpec:
     headers: Mapping[str, str] = field(default_factory=dict)
     inherit: tuple[str, ...] | None = None
     sandbox: bool = False
-    hide: tuple[str, ...] = ()
+    readable: tuple[str, ...] = ()
+    writable: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "args", tuple(self.args))
         if self.url is not None and self.transport != "sse":
             object.__setattr__(self, "transport", "http")
         if self.transport not in TRANSPORTS:
-            raise ValueError(f"server {self.name!r}: transport must be one of {', '.join(TRANSPORTS)}, "
-                             f"not {self.transport!r}")
+            raise ValueError(
+                f"server {self.name!r}: transport must be one of {', '.join(TRANSPORTS)}, not {self.transport!r}"
+            )
         if self.url is not None and self.command is not None:
             raise ValueError(f"server {self.name!r}: give a command or a url, not both")
         if self.transport == "sse" and self.url is None:
             raise ValueError(f"server {self.name!r}: the legacy SSE transport reaches a running server: give its url")
         if self.command is not None and self.transport == "http":
-            raise ValueError(f"server {self.name!r}: a command is started over stdio; to use HTTP, start it "
-                             "yourself and give its url")
+            raise ValueError(
+                f"server {self.name!r}: a command is started over stdio; to use HTTP, start it "
+                "yourself and give its url"
+            )
 
     @property
     def lab_server(self) -> bool:
@@ -113,12 +125,13 @@ def server_env(spec: ServerSpec) -> dict[str, str]:
     env.update({k: os.environ[k] for k in spec.inherited if k in os.environ})
     if spec.lab_server:
         if DATA_DIR_ENV in spec.inherited:
-            # named even when it is the default: a sandbox makes writable only the folders the environment names
+            # named even when it is the default: every server of a run must find the same business systems
             env.setdefault(DATA_DIR_ENV, str(DEFAULT_DATA_DIR))
         env["LABKIT_LANG"] = language()  # the lab's servers draw in the learner's language (a chart's labels)
         env["PYTHONPATH"] = str(REPO_ROOT)
         env["PYTHONUNBUFFERED"] = "1"
     env.update(spec.env)
+    env.update(no_proxy_for_loopback(env))
     return env
 
 

@@ -61,8 +61,16 @@ class ServerStartError(LabError, RuntimeError):
     `server/discover`, `tools/list`), None otherwise.
     """
 
-    def __init__(self, server: str, command: str, stage: str, returncode: int | None, stderr: str,
-                 error: str | None = None, method: str | None = None) -> None:
+    def __init__(
+        self,
+        server: str,
+        command: str,
+        stage: str,
+        returncode: int | None,
+        stderr: str,
+        error: str | None = None,
+        method: str | None = None,
+    ) -> None:
         self.server, self.command, self.stage = server, command, stage
         self.returncode, self.stderr, self.error, self.method = returncode, stderr, error, method
         if error is not None:
@@ -88,5 +96,6 @@ class ServerStartError(LabError, RuntimeError):
     @classmethod
     def from_record(cls, record: StartRecord, stage: str) -> ServerStartError:
         status = record.status() or {}
-        return cls(record.server, record.command, stage, status.get("returncode"),
-                   record.stderr_tail(), status.get("error"))
+        return cls(
+            record.server, record.command, stage, status.get("returncode"), record.stderr_tail(), status.get("error")
+        )

@@ -69,6 +69,7 @@ def _forked(warm: str, command: list[str], pipe_stdout: bool):  # -> labkit._war
     # server start its imports.
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_warm"))
     from _client import fork  # type: ignore[import-not-found]  # loaded by path, above
+
     source, sink = os.pipe() if pipe_stdout else (None, 1)
     try:
         child = fork(warm, {**request, "env": dict(os.environ), "cwd": os.getcwd()}, [0, sink, 2])
@@ -93,14 +94,17 @@ def main() -> int:
             warm = rest[1]
         rest = rest[2:]
     separator, *command = rest
-    assert separator == "--", "usage: _supervisor.py STATUS_FILE|- [--max-line BYTES] [--warm SOCKET] -- COMMAND ARGS..."
+    assert separator == "--", (
+        "usage: _supervisor.py STATUS_FILE|- [--max-line BYTES] [--warm SOCKET] -- COMMAND ARGS..."
+    )
     parent = os.getppid()
     _die_with_parent(signal.SIGTERM)
     if os.getppid() != parent:  # the host died before the line above took effect
         return 1
     try:
         child = (_forked(warm, command, bool(max_line)) if warm else None) or subprocess.Popen(
-            command, stdout=subprocess.PIPE if max_line else None, preexec_fn=lambda: _die_with_parent(signal.SIGKILL))
+            command, stdout=subprocess.PIPE if max_line else None, preexec_fn=lambda: _die_with_parent(signal.SIGKILL)
+        )
     except OSError as error:
         _write(status_file, {"started": False, "error": f"{type(error).__name__}: {error.strerror or error}"})
         print(f"cannot start {command[0]!r}: {error.strerror or error}", file=sys.stderr)  # noqa: T201 - to the server's stderr, which the host shows
@@ -157,7 +161,7 @@ def _measured(source: int, seen: int, whole: bool, limit: int) -> dict:
 def _write_all(data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(sys.stdout.fileno(), view):]
+        view = view[os.write(sys.stdout.fileno(), view) :]
 
 
 def _write(path: str, status: dict) -> None:

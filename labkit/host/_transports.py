@@ -6,7 +6,7 @@ import tempfile
 from collections.abc import AsyncIterator, Mapping
 from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TextIO, cast
+from typing import IO, TYPE_CHECKING, TextIO, cast
 
 import httpx2
 from mcp.client._transport import TransportStreams
@@ -17,9 +17,12 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
 
 from ..trace import TappedTransport, Trace
+from ._http_record import HttpRecorder
 from ._jsonschema import import_jsonschema_in_background
 from ._launch import stdio_params
+from ._loopback import DIRECT_TO_LOOPBACK
 from ._message_limit import ServerMessageTooLarge
+from ._server_output import naming_stray_lines
 from ._spec import ServerSpec
 from ._start_errors import ServerStartError, StartRecord
 from ._tempdirs import LabTempDir
@@ -28,8 +31,6 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
 __all__ = ["http_transport", "memory_transport", "sse_transport", "stdio_transport"]
-
-_HTTP_HEADERS = ("mcp-protocol-version", "mcp-method", "mcp-name", "mcp-session-id", "content-type")
 
 
 def stdio_transport(
@@ -47,11 +48,15 @@ def stdio_transport(
     server exits before the session is over, a `ServerStartError` names it and shows that stderr.
     """
     spec = server if isinstance(server, ServerSpec) else ServerSpec(server, args=args, env=dict(env or {}))
-    return TappedTransport(_explained(spec, errlog), trace, server=spec.name, server_events=server_events)
+    return TappedTransport(_explained(spec, errlog, trace), trace, server=spec.name, server_events=server_events)
 
 
 @asynccontextmanager
-async def _explained(spec: ServerSpec, errlog: IO[str] | None) -> AsyncIterator[TransportStreams]:
+async def _explained(
+    spec: ServerSpec,
+    errlog: IO[str] | None,
+    trace: Trace,
+) -> AsyncIterator[TransportStreams]:
     """The SDK's stdio client; a server that died, or that its supervisor ended, becomes an error that says why."""
     with ExitStack() as files:
         log = errlog if errlog is not None else files.enter_context(tempfile.TemporaryFile(mode="w+"))
@@ -60,8 +65,9 @@ async def _explained(spec: ServerSpec, errlog: IO[str] | None) -> AsyncIterator[
         record = StartRecord(spec.name, spec.describe(), folder.path / "status.json", log)
         import_jsonschema_in_background()
         try:
-            async with stdio_client(stdio_params(spec, record=record), errlog=cast(TextIO, log)) as streams:
-                yield streams
+            with naming_stray_lines(trace, spec.name):
+                async with stdio_client(stdio_params(spec, record=record), errlog=cast(TextIO, log)) as streams:
+                    yield streams
         except Exception as error:
             status = record.status() if _connection_closed(error) else None
             if status is None:
@@ -82,18 +88,33 @@ def _connection_closed(error: BaseException) -> bool:
 
 
 def http_transport(
-    url: str, trace: Trace, *, server: str, server_events: Path | None = None, headers: Mapping[str, str] | None = None,
+    url: str,
+    trace: Trace,
+    *,
+    server: str,
+    server_events: Path | None = None,
+    headers: Mapping[str, str] | None = None,
+    recorder: HttpRecorder | None = None,
+    auth: httpx2.Auth | None = None,
 ) -> TappedTransport:
-    """A Streamable HTTP endpoint; frames are recorded, and each POST's status and MCP headers too (notebook 02).
+    """A Streamable HTTP endpoint; frames are recorded, and each request's status and MCP headers too (notebook 02).
 
-    `headers` are sent with every request (e.g. `Authorization` from an `mcpServers` config).
+    `headers` are sent with every request (e.g. `Authorization` from an `mcpServers` config); the
+    trace shows `Authorization` redacted. A failed request (HTTP 4xx/5xx) shows in the default table
+    with its status, the server's `WWW-Authenticate` and body; an error reply the SDK makes up from it
+    is recorded as the client's (`HttpRecorder`).
     """
+    recorder = recorder or HttpRecorder(trace, server)
     http = httpx2.AsyncClient(
         headers=dict(headers or {}),
+        auth=auth,
         timeout=httpx2.Timeout(30.0, read=300.0),
-        event_hooks={"request": [_on_request(trace, server)], "response": [_on_response(trace, server)]},
+        mounts=DIRECT_TO_LOOPBACK,
+        event_hooks=recorder.hooks(),
     )
-    return TappedTransport(_owned_http(url, http), trace, server=server, server_events=server_events)
+    return TappedTransport(
+        _owned_http(url, http), trace, server=server, server_events=server_events, made_up=recorder.made_up
+    )
 
 
 @asynccontextmanager
@@ -103,21 +124,33 @@ async def _owned_http(url: str, http: httpx2.AsyncClient) -> AsyncIterator[Trans
         yield streams
 
 
-def sse_transport(url: str, trace: Trace, *, server: str, headers: Mapping[str, str] | None = None) -> TappedTransport:
+def sse_transport(
+    url: str,
+    trace: Trace,
+    *,
+    server: str,
+    headers: Mapping[str, str] | None = None,
+    recorder: HttpRecorder | None = None,
+) -> TappedTransport:
     """A server on the legacy HTTP+SSE transport (2024-11-05), through the SDK's `sse_client` (notebook 08).
 
     `type: "sse"` in an editor's config: one GET holds an event stream open, each message is a POST to
     the endpoint the stream names. Frames, and each HTTP request's status, are recorded as for `http_transport`.
     """
-    hooks = {"request": [_on_request(trace, server)], "response": [_on_response(trace, server)]}
+    recorder = recorder or HttpRecorder(trace, server)
 
-    def client(headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None,
-               auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
-        return httpx2.AsyncClient(headers=headers, timeout=timeout or httpx2.Timeout(30.0, read=300.0), auth=auth,
-                                  event_hooks=hooks)
+    def client(
+        headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None, auth: httpx2.Auth | None = None
+    ) -> httpx2.AsyncClient:
+        return httpx2.AsyncClient(
+            headers=headers,
+            timeout=timeout or httpx2.Timeout(30.0, read=300.0),
+            auth=auth,
+            event_hooks=recorder.hooks(),
+        )
 
     streams = sse_client(url, headers=dict(headers or {}), httpx_client_factory=client)
-    return TappedTransport(streams, trace, server=server)
+    return TappedTransport(streams, trace, server=server, made_up=recorder.made_up)
 
 
 def memory_transport(mcp_server: MCPServer, trace: Trace) -> TappedTransport:
@@ -129,33 +162,3 @@ def memory_transport(mcp_server: MCPServer, trace: Trace) -> TappedTransport:
     from mcp.client._memory import InMemoryTransport
 
     return TappedTransport(InMemoryTransport(mcp_server), trace, server=mcp_server.name)
-
-
-def _mcp_headers(headers: Any) -> dict[str, str]:
-    return {k: v for k, v in headers.items() if k.lower() in _HTTP_HEADERS}
-
-
-def _on_request(trace: Trace, server: str):
-    async def hook(request: httpx2.Request) -> None:
-        headers = _mcp_headers(request.headers)
-        label = headers.get("mcp-method", request.method)
-        trace.record(
-            "client", "server", "http.request", f"{request.method} {request.url.path} {label}",
-            payload={"method": request.method, "path": request.url.path, "headers": headers},
-            server=server, layer="http",
-        )
-
-    return hook
-
-
-def _on_response(trace: Trace, server: str):
-    async def hook(response: httpx2.Response) -> None:
-        headers = _mcp_headers(response.headers)
-        trace.record(
-            "server", "client", "http.response",
-            f"HTTP {response.status_code} {headers.get('content-type', '')}".strip(),
-            payload={"status": response.status_code, "headers": headers},
-            server=server, layer="http", status=response.status_code,
-        )
-
-    return hook

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import html
-import itertools
 import os
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -15,14 +14,19 @@ from labkit._i18n import _
 
 from ._connector import FORM_ABOUT, Elicitor
 from ._host import Asker
-from ._rerun import Waited, replaces_declined_form, wait_for_click
+from ._rerun import Waited, replaces_declined_form
+from ._waiting import WaitingForm
 
 __all__ = [
-    "SCRIPTED_USER_ENV", "elicitation_callback", "scripted_answers", "scripted_form", "scripted_user_active", "widget_form",
+    "SCRIPTED_USER_ENV",
+    "elicitation_callback",
+    "scripted_answers",
+    "scripted_form",
+    "scripted_user_active",
+    "widget_form",
 ]
 
 SCRIPTED_USER_ENV = "LABKIT_SCRIPTED_USER"
-_IDS = itertools.count(1)
 
 
 def scripted_user_active() -> bool:
@@ -36,11 +40,16 @@ def answer_problems(schema: dict[str, Any], answer: dict[str, Any]) -> list[str]
     for name, spec in (schema.get("properties") or {}).items():
         label, value = spec.get("title") or name, answer.get(name)
         if value in (None, "") and name in schema.get("required", ()):
-            choices = _(": pick one of {values}").format(values=', '.join(map(str, spec['enum']))) if "enum" in spec else ""
+            choices = (
+                _(": pick one of {values}").format(values=", ".join(map(str, spec["enum"]))) if "enum" in spec else ""
+            )
             problems.append(_("{label} is required{choices}").format(label=label, choices=choices))
         elif "enum" in spec and value is not None and value not in spec["enum"]:
-            problems.append(_("{label} must be one of {values}, not {value!r}").format(
-                label=label, values=', '.join(map(str, spec['enum'])), value=value))
+            problems.append(
+                _("{label} must be one of {values}, not {value!r}").format(
+                    label=label, values=", ".join(map(str, spec["enum"])), value=value
+                )
+            )
     return problems
 
 
@@ -70,87 +79,63 @@ def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor
 
     async def ask(message: str, schema: dict[str, Any]) -> dict[str, Any] | None:
         import ipywidgets as widgets
-        from IPython.display import Javascript, display
 
-        form_id = next(_IDS)
         about = FORM_ABOUT.get()
         fields = {name: _field(name, spec) for name, spec in (schema.get("properties") or {}).items()}
         submit = widgets.Button(description=_("Submit"), button_style="primary")
         decline = widgets.Button(description=_("Decline"))
         # ◷ and ►, not emoji: text fonts draw them; a browser with no emoji font shows an emoji as a box.
-        status = widgets.HTML(value=_("◷ waiting for your answer (declines by itself after {timeout:.0f} s)").format(
-            timeout=timeout))
+        status = widgets.HTML(
+            value=_("◷ waiting for your answer (declines by itself after {timeout:.0f} s)").format(timeout=timeout)
+        )
         title = _("► Your answer is needed: {message}").format(message=html.escape(message))
         why = _("<br><small>asked by {about}</small>").format(about=html.escape(about)) if about else ""
         if not scripted_user_active() and replaces_declined_form():
-            why += _("<br><small>↻ this is the new run's form: the earlier one was declined when you ran the cells "
-                     "again</small>")
-        script = widgets.Output()
-        form = widgets.VBox([widgets.HTML(f"<b>{title}</b>{why}"), *fields.values(),
-                             widgets.HBox([submit, decline]), status, script])
-        form.add_class("labkit-form")
-        form.add_class(f"labkit-form-{form_id}")
+            why += _(
+                "<br><small>↻ this is the new run's form: the earlier one was declined when you ran the cells "
+                "again</small>"
+            )
+        form = widgets.VBox(
+            [widgets.HTML(f"<b>{title}</b>{why}"), *fields.values(), widgets.HBox([submit, decline]), status]
+        )
+        shown = WaitingForm(form, status, (*fields.values(), submit, decline))
+        shown.show(live=not scripted_user_active())
         if scripted_user_active():
-            display(_Shown(form))
             for name, value in scripted.items():
                 fields[name].value = value
-            status.value = _("answered by the scripted user (CI): {scripted}").format(scripted=scripted)
-            _close(fields, submit, decline)
+            shown.close(_("answered by the scripted user (CI): {scripted}").format(scripted=scripted))
             return dict(scripted)
-        display(_Shown(form))
-        with script:
-            display(Javascript(_BRING_INTO_VIEW % form_id))
         answer: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
 
         def on_submit(_button: Any) -> None:
             given = {n: f.value for n, f in fields.items() if f.value is not None}
             problems = answer_problems(schema, given)
             if problems:
-                status.value = _("⚠ not sent: {problems}").format(problems=html.escape('; '.join(problems)))
+                status.value = _("⚠ not sent: {problems}").format(problems=html.escape("; ".join(problems)))
             elif not answer.done():
                 answer.set_result(given)
 
         submit.on_click(on_submit)
-        decline.on_click(lambda _: None if answer.done() else answer.set_result(None))
+        decline.on_click(lambda _button: None if answer.done() else answer.set_result(None))
         # No "never drawn" cut-off: JupyterLab draws a cell's output only when it scrolls near it.
-        waited = await wait_for_click(answer, timeout)
+        waited = await shown.wait(answer, timeout)
         result = answer.result() if waited is Waited.ANSWERED else None
-        status.value = f"submitted: {result}" if result is not None else (
-            _("declined: nothing was sent to the server as an answer, so the server will not do what it asked "
-              "about"))
+        line = (
+            _("submitted: {answer}").format(answer=html.escape(str(result)))
+            if result is not None
+            else (
+                _(
+                    "declined: nothing was sent to the server as an answer, "
+                    "so the server will not do what it asked about"
+                )
+            )
+        )
         if waited is Waited.RUN_AGAIN:
-            status.value += _(" (you ran this cell again while the form waited)")
-        _close(fields, submit, decline)
+            line += _(" (you ran this cell again while the form waited)")
+        shown.close(line)
         return result
 
     return ask
-
-
-_BRING_INTO_VIEW = """
-const find = () => document.querySelector('.labkit-form-%d');
-const show = (tries) => { const form = find();
-  if (form) { form.scrollIntoView({block: 'center', behavior: 'smooth'});
-              document.title = '► answer the form · ' + document.title.replace(/^► answer the form · /, ''); }
-  else if (tries > 0) setTimeout(() => show(tries - 1), 200); };
-show(25);
-"""
-
-
-class _Shown:
-    """A widget displayed with a short text fallback, so a saved notebook shows a line, not a widget repr."""
-
-    def __init__(self, widget: Any) -> None:
-        self.widget = widget
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = _("[form: shown in JupyterLab]")
-        return bundle
-
-
-def _close(fields: dict[str, Any], submit: Any, decline: Any) -> None:
-    for control in (*fields.values(), submit, decline):
-        control.disabled = True
 
 
 def _field(name: str, spec: dict[str, Any]) -> Any:

@@ -57,21 +57,31 @@ class Variables:
             return self.environ.get(match.group(1), "")
         if match := _INPUT.fullmatch(body):
             if match.group(1) not in self.answers:
-                raise ConfigError(_("{where}: ${{input:{id}}} has no answer: pass inputs={{'{id}': ...}} or open the "
-                                    "config with Host.from_config, which asks for it in a form").format(
-                                        where=where, id=match.group(1)))
+                raise ConfigError(
+                    _(
+                        "{where}: ${{input:{id}}} has no answer: pass inputs={{'{id}': ...}} or open the "
+                        "config with Host.from_config, which asks for it in a form"
+                    ).format(where=where, id=match.group(1))
+                )
             return self.answers[match.group(1)]
         if match := _DEFAULTED.fullmatch(body):
             return self.environ.get(match.group(1)) or match.group(2)
         if match := _BARE.fullmatch(body):
             if match.group(1) not in self.environ:
-                raise ConfigError(_("{where}: ${{{name}}} is not set in the environment and has no default; set it, "
-                                    "or write ${{{name}:-default}}").format(where=where, name=match.group(1)))
+                raise ConfigError(
+                    _(
+                        "{where}: ${{{name}}} is not set in the environment and has no default; set it, "
+                        "or write ${{{name}:-default}}"
+                    ).format(where=where, name=match.group(1))
+                )
             return self.environ[match.group(1)]
-        raise ConfigError(_("{where}: ${{{body}}} is not a variable the lab's host expands: it knows ${{env:NAME}}, "
-                            "${{NAME}}, ${{NAME:-default}}, ${{input:id}}, ${{workspaceFolder}}, "
-                            "${{workspaceFolderBasename}}, ${{userHome}}, ${{pathSeparator}} and ${{/}}").format(
-                                where=where, body=body))
+        raise ConfigError(
+            _(
+                "{where}: ${{{body}}} is not a variable the lab's host expands: it knows ${{env:NAME}}, "
+                "${{NAME}}, ${{NAME:-default}}, ${{input:id}}, ${{workspaceFolder}}, "
+                "${{workspaceFolderBasename}}, ${{userHome}}, ${{pathSeparator}} and ${{/}}"
+            ).format(where=where, body=body)
+        )
 
 
 def input_ids(text: str) -> list[str]:

@@ -5,23 +5,31 @@ from __future__ import annotations
 import os
 import threading
 
+from .._time_limits import scaled
 from .._warm import SERVERS_FIRST, SERVERS_WHEN_IDLE, WARM_START_ENV, WarmPython, lent_to_us, servers_env, warm_starts
+from ._busy_machine import Deadline
 
 __all__ = ["WARM_START_ENV", "warm_python_pid", "warm_socket"]
 
 # Until it has imported the SDK: its own start-up must never count against a server's first answer (the SDK gives
 # `server/discover` 10 s, then falls back to the old handshake: a loaded machine took longer).
 _READY_TIMEOUT_S = 60.0
+_LOOK_S = 0.5
 
 
 class _HostsWarmPython:
     def __init__(self, pythonpath: str) -> None:
         self.owner, self.pythonpath = os.getpid(), pythonpath
-        self.python = WarmPython(SERVERS_FIRST, SERVERS_WHEN_IDLE, env={**servers_env(os.environ),
-                                 "PYTHONPATH": pythonpath}, cwd=pythonpath)
-        if not self.python.ready(_READY_TIMEOUT_S):
-            self.python.stop()
-            raise OSError(f"the warm Python was not ready within {_READY_TIMEOUT_S:.0f} s")
+        self.python = WarmPython(
+            SERVERS_FIRST, SERVERS_WHEN_IDLE, env={**servers_env(os.environ), "PYTHONPATH": pythonpath}, cwd=pythonpath
+        )
+        # Given longer while it waits for a CPU: stopped for a busy machine, its start-up would be lost, and its
+        # waiting with it (a server's start-up limit is moved on by what its processes waited, alive ones only).
+        deadline = Deadline(scaled(_READY_TIMEOUT_S))
+        while not self.python.ready(_LOOK_S):
+            if deadline.passed() or self.python.process.poll() is not None:
+                self.python.stop()
+                raise OSError(f"the warm Python was not ready within {deadline.limit:.0f} s")
         # Reaped the moment it ends: a kernel shutting down signals its children and waits while any is left, and
         # an unreaped (zombie) child is still one; jupyter_client then waited 2.5 s and sent the kernel SIGTERM.
         threading.Thread(target=self.python.process.wait, name="labkit-warm-python-reaper", daemon=True).start()

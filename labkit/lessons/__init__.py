@@ -11,7 +11,7 @@ from ._attack_runs import AttackRun, run_attack, run_attacks
 from ._attacks import ATTACKS, Attack, Evidence
 from ._benign import HELD_OUT, benign_tools, false_flags, lab_server_tools
 from ._context_cost import CACHE_READ, CACHE_WRITE, cost_summary, padding_tools, request_costs
-from ._exercises import TODO, Exercise, Verdict, check, register, run_sync
+from ._exercises import TODO, Exercise, Verdict, register, run_sync
 from ._model import make_client
 from ._runs import SCENARIO_NAMES, TASKS, ScenarioRun, run_scenario
 from ._security_lab import (
@@ -27,6 +27,18 @@ from ._security_lab import (
 from ._skill_context import context_ledger, context_table, upfront_table
 from ._skill_runs import BASE_PROMPT, SKILLS_DIR, SkillRun, run_with_skills, scripted_approver
 from ._taxonomy import FailureRow, classify, failure_table, tool_results_sent
+from ._tool_eval import (
+    EVAL_SET,
+    VERDICTS,
+    EvalCase,
+    EvalOutcome,
+    EvalSet,
+    ToolChoiceReport,
+    load_eval_set,
+    run_tool_eval,
+    server_tools,
+)
+from .checks import check
 
 __all__ = [
     "ATTACKS",
@@ -34,6 +46,7 @@ __all__ = [
     "CACHE_READ",
     "CACHE_WRITE",
     "CANARIES",
+    "EVAL_SET",
     "HELD_OUT",
     "KEY_CANARY",
     "SCENARIO_NAMES",
@@ -42,14 +55,19 @@ __all__ = [
     "TODO",
     "TOKEN_CANARY",
     "TOKEN_ENV",
+    "VERDICTS",
     "Attack",
     "AttackRun",
+    "EvalCase",
+    "EvalOutcome",
+    "EvalSet",
     "Evidence",
     "Exercise",
     "FailureRow",
     "GroundTruth",
     "ScenarioRun",
     "SkillRun",
+    "ToolChoiceReport",
     "Verdict",
     "benign_tools",
     "canaries_in",
@@ -62,6 +80,7 @@ __all__ = [
     "failure_table",
     "false_flags",
     "lab_server_tools",
+    "load_eval_set",
     "local_paths",
     "make_client",
     "outcomes",
@@ -73,8 +92,10 @@ __all__ = [
     "run_attacks",
     "run_scenario",
     "run_sync",
+    "run_tool_eval",
     "run_with_skills",
     "scripted_approver",
+    "server_tools",
     "story",
     "tool_results_sent",
     "upfront_table",

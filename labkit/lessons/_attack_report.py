@@ -18,8 +18,18 @@ if TYPE_CHECKING:
 
 __all__ = ["outcomes", "story"]
 
-_KINDS = ("host.pin", "host.scan", "host.hints", "host.gate", "host.approval", "host.sanitize", "host.taint",
-          "host.note", "user.answer", "server.received")
+_KINDS = (
+    "host.pin",
+    "host.scan",
+    "host.hints",
+    "host.gate",
+    "host.approval",
+    "host.sanitize",
+    "host.taint",
+    "host.note",
+    "user.answer",
+    "server.received",
+)
 _LIMIT = 150
 _VALUE_LIMIT = 40
 _NOTEWORTHY = frozenset({"withheld", "ignored", "refused", "blocked"})
@@ -28,7 +38,7 @@ _NOTEWORTHY = frozenset({"withheld", "ignored", "refused", "blocked"})
 def _said(event: Event) -> str:
     """The model's reason for a tool call, from the simulator's decision notes."""
     notes = [n for n in event.meta.get("decision") or [] if n.startswith(("naive: obeying", "naive: the user"))]
-    return f"{event.summary} ← {notes[-1][len('naive: '):]}" if notes else event.summary
+    return f"{event.summary} ← {notes[-1][len('naive: ') :]}" if notes else event.summary
 
 
 def _call(event: Event) -> str:
@@ -40,8 +50,9 @@ def _call(event: Event) -> str:
         text = local_paths(json.dumps(value, ensure_ascii=False))
         shown.append(f"{key}={text[:_VALUE_LIMIT]}" + ("…" if len(text) > _VALUE_LIMIT else ""))
     leaked = canaries_in(arguments)
-    return _("tools/call {tool}({shown})").format(tool=params.get('name'), shown=', '.join(shown)) + (_(" carrying {leaked}").format(
-        leaked=", ".join(leaked)) if leaked else "")
+    return _("tools/call {tool}({shown})").format(tool=params.get("name"), shown=", ".join(shown)) + (
+        _(" carrying {leaked}").format(leaked=", ".join(leaked)) if leaked else ""
+    )
 
 
 def _shown(event: Event) -> bool:
@@ -64,20 +75,36 @@ def story(run: AttackRun, *, everything: bool = False) -> pd.DataFrame:
     Routine start-up events (clean scans, unchanged pins, first-use approvals) are left out unless `everything`.
     """
     import pandas as pd
+
     marks = {e.seq: mark for e, mark in ((run.entered, "◀ entered"), (run.stopped, "■ stopped")) if e is not None}
     rows = []
     for event in run.trace:
         if event.seq not in marks and (not _shown(event) or (not everything and _routine(event))):
             continue
-        text = _said(event) if event.kind == "model.response" else _call(event) if event.kind == "jsonrpc.request" \
+        text = (
+            _said(event)
+            if event.kind == "model.response"
+            else _call(event)
+            if event.kind == "jsonrpc.request"
             else event.summary
+        )
         text = local_paths(reveal(" ".join(text.split())))
-        rows.append({"seq": event.seq, "round": event.round, "from": event.src, "to": event.dst, "kind": event.kind,
-                     "summary": text if len(text) <= _LIMIT else text[:_LIMIT - 1] + "…", "": marks.get(event.seq, "")})
+        rows.append(
+            {
+                "seq": event.seq,
+                "round": event.round,
+                "from": event.src,
+                "to": event.dst,
+                "kind": event.kind,
+                "summary": text if len(text) <= _LIMIT else text[: _LIMIT - 1] + "…",
+                "": marks.get(event.seq, ""),
+            }
+        )
     return pd.DataFrame(rows, columns=["seq", "round", "from", "to", "kind", "summary", ""]).set_index("seq")
 
 
 def outcomes(runs: Iterable[AttackRun]) -> pd.DataFrame:
     """One row per run: attack, defences, success, evidence, where it entered and was stopped (notebook 07)."""
     import pandas as pd
+
     return pd.DataFrame([run.outcome() for run in runs])

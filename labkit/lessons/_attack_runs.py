@@ -63,9 +63,14 @@ class AttackRun:
 
     def outcome(self) -> dict[str, Any]:
         """One row for a table: attack, defences, outcome, evidence, where it entered, where it was stopped."""
-        return {"attack": self.attack.name, "defences": str(self.defences),
-                "attack succeeded": self.succeeded, "evidence": self.evidence or "",
-                "entered at": _where(self.entered), "stopped at": _where(self.stopped)}
+        return {
+            "attack": self.attack.name,
+            "defences": str(self.defences),
+            "attack succeeded": self.succeeded,
+            "evidence": self.evidence or "",
+            "entered at": _where(self.entered),
+            "stopped at": _where(self.stopped),
+        }
 
 
 def _where(event: Event | None) -> str:
@@ -81,22 +86,42 @@ def _stopping(event: Event) -> bool:
 
 
 def _landmarks(trace: Trace, marker: str) -> tuple[Event | None, Event | None]:
-    entered = next((e for e in trace if e.kind.startswith("jsonrpc.response")
-                    and marker in readable(json.dumps(e.payload, ensure_ascii=False))), None)
+    entered = next(
+        (
+            e
+            for e in trace
+            if e.kind.startswith("jsonrpc.response") and marker in readable(json.dumps(e.payload, ensure_ascii=False))
+        ),
+        None,
+    )
     after = [e for e in trace if entered is not None and e.seq > entered.seq]
     return entered, next((e for e in after if _stopping(e)), None)
 
 
-def _shield(trace: Trace, defences: Defences, lab: LabFolder, desk: ApprovalDesk, pins: PinStore,
-            pin_approver: PinApprover) -> Shield:
+def _shield(
+    trace: Trace, defences: Defences, lab: LabFolder, desk: ApprovalDesk, pins: PinStore, pin_approver: PinApprover
+) -> Shield:
     """The lab's shield: the canaries are what no argument may carry, the token what a careless launch leaks."""
-    return Shield(trace, defences, lab=lab, desk=desk, pins=pins, pin_approver=pin_approver, canaries=CANARIES,
-                  secrets={TOKEN_ENV: os.environ.get(TOKEN_ENV, "")})
+    return Shield(
+        trace,
+        defences,
+        lab=lab,
+        desk=desk,
+        pins=pins,
+        pin_approver=pin_approver,
+        canaries=CANARIES,
+        secrets={TOKEN_ENV: os.environ.get(TOKEN_ENV, "")},
+    )
 
 
 async def run_attack(
-    name: str, defences: Defences | None = None, *, trace: Trace | None = None, desk: ApprovalDesk | None = None,
-    pin_approver: PinApprover = trust_on_first_use, lab: LabFolder | None = None,
+    name: str,
+    defences: Defences | None = None,
+    *,
+    trace: Trace | None = None,
+    desk: ApprovalDesk | None = None,
+    pin_approver: PinApprover = trust_on_first_use,
+    lab: LabFolder | None = None,
 ) -> AttackRun:
     """Run one planted attack against a host with `defences`, with the naive model (notebook 07).
 
@@ -128,12 +153,24 @@ async def run_attack(
     received = truth.calls()
     evidence = attack.oracle(Evidence(trace, received, desk))
     entered, stopped = _landmarks(trace, attack.marker)
-    return AttackRun(attack, defences, trace, host.audit, desk, result, received, evidence, entered,
-                     stopped if evidence is None else None)
+    return AttackRun(
+        attack,
+        defences,
+        trace,
+        host.audit,
+        desk,
+        result,
+        received,
+        evidence,
+        entered,
+        stopped if evidence is None else None,
+    )
 
 
 async def run_attacks(
-    plan: Mapping[tuple[str, str], Defences], *, lab: LabFolder | None = None,
+    plan: Mapping[tuple[str, str], Defences],
+    *,
+    lab: LabFolder | None = None,
 ) -> dict[tuple[str, str], AttackRun]:
     """Run several attacks, two at a time (notebook 07).
 
@@ -165,8 +202,10 @@ def _checked(name: str, defences: Defences) -> tuple[Attack, Defences]:
     if name not in ATTACKS:
         raise ValueError(f"no planted attack is called {name!r}; the attacks are: {', '.join(ATTACKS)}")
     if not isinstance(defences, Defences):
-        raise TypeError(f"the defences for {name!r} are a {type(defences).__name__}, not Defences: "
-                        "write Defences.all() or Defences.none(), with the brackets")
+        raise TypeError(
+            f"the defences for {name!r} are a {type(defences).__name__}, not Defences: "
+            "write Defences.all() or Defences.none(), with the brackets"
+        )
     return ATTACKS[name], defences
 
 

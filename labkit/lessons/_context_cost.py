@@ -30,8 +30,11 @@ def padding_tools(count: int, *, besides: Iterable[str] = ()) -> list[Tool]:
             taken.add(definition["name"])
             tools.append(Tool.model_validate(definition))
     if count > len(tools):
-        raise ValueError(_("the benign set has {n_tools} tools with distinct names; {count} were asked for").format(
-            n_tools=len(tools), count=count))
+        raise ValueError(
+            _("the benign set has {n_tools} tools with distinct names; {count} were asked for").format(
+                n_tools=len(tools), count=count
+            )
+        )
     return tools[:count]
 
 
@@ -55,16 +58,18 @@ def request_costs(trace: Trace) -> pd.DataFrame:
         marks = [i for i, tool in enumerate(loaded) if tool.get("cache_control")]
         cached = _tokens(loaded[: marks[-1] + 1]) if marks else 0
         price = CACHE_WRITE if index == 0 else CACHE_READ
-        rows.append({
-            "request": index + 1,
-            "round": event.round,
-            "tools sent": len(tools),
-            "tools loaded": len(loaded),
-            "tool tokens sent": _tokens(tools),
-            "tool tokens loaded": _tokens(loaded),
-            "billed as": round(_tokens(loaded) - cached + cached * price),
-            "whole request tokens": _tokens(body),
-        })
+        rows.append(
+            {
+                "request": index + 1,
+                "round": event.round,
+                "tools sent": len(tools),
+                "tools loaded": len(loaded),
+                "tool tokens sent": _tokens(tools),
+                "tool tokens loaded": _tokens(loaded),
+                "billed as": round(_tokens(loaded) - cached + cached * price),
+                "whole request tokens": _tokens(body),
+            }
+        )
     return pd.DataFrame(rows).set_index("request")
 
 
@@ -73,13 +78,15 @@ def cost_summary(runs: Mapping[str, Trace]) -> pd.DataFrame:
     rows = []
     for label, trace in runs.items():
         costs = request_costs(trace)
-        rows.append({
-            "run": label,
-            "model requests": len(costs),
-            "tools sent": int(costs["tools sent"].iloc[0]),
-            "tool tokens per request (loaded)": int(costs["tool tokens loaded"].iloc[0]),
-            "tool tokens per run (loaded)": int(costs["tool tokens loaded"].sum()),
-            "tool tokens per run (billed as)": int(costs["billed as"].sum()),
-            "whole requests per run": int(costs["whole request tokens"].sum()),
-        })
+        rows.append(
+            {
+                "run": label,
+                "model requests": len(costs),
+                "tools sent": int(costs["tools sent"].iloc[0]),
+                "tool tokens per request (loaded)": int(costs["tool tokens loaded"].iloc[0]),
+                "tool tokens per run (loaded)": int(costs["tool tokens loaded"].sum()),
+                "tool tokens per run (billed as)": int(costs["billed as"].sum()),
+                "whole requests per run": int(costs["whole request tokens"].sum()),
+            }
+        )
     return pd.DataFrame(rows).set_index("run")

@@ -10,9 +10,7 @@ from typing import Any, TypeVar
 
 from mcp_types import CallToolResult, TextContent
 
-from labkit._i18n import _
-
-__all__ = ["TODO", "Exercise", "Verdict", "check", "register", "result_text", "run_sync"]
+__all__ = ["TODO", "Exercise", "Verdict", "register", "result_text", "run_sync"]
 
 _T = TypeVar("_T")
 
@@ -59,30 +57,6 @@ def register(key: str, goal: str, section: str) -> Callable[[Checker], Checker]:
         return checker
 
     return wrap
-
-
-def check(key: str, answer: Any) -> Verdict:
-    """Check the learner's answer to exercise `key`; never raises, so the notebook runs on (notebook 00)."""
-    from .checks import EXERCISES
-
-    exercise = EXERCISES.get(key)
-    if exercise is None:
-        return Verdict(key, False, _("There is no exercise {key!r}; the lab's exercises are {keys}.").format(
-            key=key, keys=", ".join(sorted(EXERCISES))))
-    if answer is TODO:
-        return Verdict(key, False, _("Exercise {key}: not yet answered. Goal: {goal}").format(
-            key=key, goal=_(exercise.goal)))
-    try:
-        problem = exercise.checker(answer)
-    except Exception as error:  # noqa: BLE001 - a learner's answer may be of any shape
-        problem = _("the answer could not be checked ({error_type}: {error})").format(
-            error_type=type(error).__name__, error=error)
-    if problem is None:
-        return Verdict(key, True, _("Exercise {key}: done. {goal}").format(key=key, goal=_(exercise.goal)))
-    return Verdict(
-        key, False, _("Exercise {key}: not yet. Goal: {goal} What is still wrong: {problem} Reread {section}.").format(
-            key=key, goal=_(exercise.goal), problem=problem, section=_(exercise.section))
-    )
 
 
 def run_sync(make: Callable[[], Awaitable[_T]]) -> _T:

@@ -30,5 +30,6 @@ def make_client(
     """
     live = select_model(provider, env).live
     offline = teaching_transport(simulator) if not live and base_url is None else None
-    return model_client(provider, trace=trace, sync=sync, scenario=scenario, offline=offline, base_url=base_url,
-                        env=env)
+    return model_client(
+        provider, trace=trace, sync=sync, scenario=scenario, offline=offline, base_url=base_url, env=env
+    )

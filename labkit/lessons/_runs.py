@@ -72,8 +72,11 @@ class ScenarioRun:
     @property
     def chart_reply(self) -> Event | None:
         """The server's reply that saved the chart, or None when none was (the form declined, say) (notebook 03)."""
-        results = [(e, e.payload.get("result") or {}) for e in self.trace
-                   if e.kind == "jsonrpc.response" and e.name == "render_error_trend"]
+        results = [
+            (e, e.payload.get("result") or {})
+            for e in self.trace
+            if e.kind == "jsonrpc.response" and e.name == "render_error_trend"
+        ]
         saved = [e for e, result in results if "structuredContent" in result and not result.get("isError")]
         return saved[-1] if saved else None
 
@@ -107,11 +110,13 @@ async def run_scenario(
     replaces the environment when choosing the model (`{}` forces the simulated one).
     """
     if scenario not in TASKS:
-        raise ValueError(_("unknown scenario {scenario!r}; choose one of {names}").format(
-            scenario=scenario, names=', '.join(SCENARIO_NAMES)))
+        raise ValueError(
+            _("unknown scenario {scenario!r}; choose one of {names}").format(
+                scenario=scenario, names=", ".join(SCENARIO_NAMES)
+            )
+        )
     if api not in get_args(Api):
-        raise ValueError(_("unknown api {api!r}; choose one of {apis}").format(
-            api=api, apis=', '.join(get_args(Api))))
+        raise ValueError(_("unknown api {api!r}; choose one of {apis}").format(api=api, apis=", ".join(get_args(Api))))
     trace = trace if trace is not None else Trace()
     provider: Provider = "anthropic" if api == "anthropic" else "openai"
     model = select_model(provider, env).model
@@ -122,20 +127,40 @@ async def run_scenario(
 
     servers = [ServerSpec("logs", transport), ServerSpec("charts", transport)]
     started = time.monotonic()
-    with progress(_("{scenario}: starting the logs and charts servers, then the model loop ({api} API)").format(
-        scenario=scenario, api=api)) as shown:
+    with progress(
+        _("{scenario}: starting the logs and charts servers, then the model loop ({api} API)").format(
+            scenario=scenario, api=api
+        )
+    ) as shown:
         result, audit = await _run(scenario, era, trace, servers, client, model, api, elicit, ask_user)
-        shown.done(_("{scenario}: {reason} after {rounds} model requests, {n_trace} events").format(
-            scenario=scenario, reason=result.reason, rounds=result.rounds, n_trace=len(trace)))
+        shown.done(
+            _("{scenario}: {reason} after {rounds} model requests, {n_trace} events").format(
+                scenario=scenario, reason=result.reason, rounds=result.rounds, n_trace=len(trace)
+            )
+        )
     return ScenarioRun(scenario, era, model, trace, result, audit, time.monotonic() - started)
 
 
-async def _run(scenario: str, era: str, trace: Trace, servers: list[ServerSpec], client: Callable[[], Any], model: str,
-               api: Api, elicit: Elicitor | None, ask_user: Asker | None) -> tuple[RunResult, AuditLog]:
+async def _run(
+    scenario: str,
+    era: str,
+    trace: Trace,
+    servers: list[ServerSpec],
+    client: Callable[[], Any],
+    model: str,
+    api: Api,
+    elicit: Elicitor | None,
+    ask_user: Asker | None,
+) -> tuple[RunResult, AuditLog]:
     async with Host(
-        trace, servers, era=era, policy=_POLICY, required_tools=_REQUIRED,
+        trace,
+        servers,
+        era=era,
+        policy=_POLICY,
+        required_tools=_REQUIRED,
         elicit=elicit or scripted_form({"space": "personal"}),
-        ask_user=ask_user or (scripted_answers("order-service") if elicit is None else None),  # no hidden answers to a learner
+        ask_user=ask_user
+        or (scripted_answers("order-service") if elicit is None else None),  # no hidden answers to a learner
     ) as host:
         conversation = Conversation(client(), model, host.tools, system=_SYSTEM, api=api)
         return await host.run(_(TASKS[scenario]), conversation), host.audit

@@ -39,15 +39,23 @@ def context_ledger(trace: Trace | Iterable[Event]) -> pd.DataFrame:
     was loaded since the previous request.
     """
     import pandas as pd
+
     loads, rows, previous = _loads(trace), [], 0
     for turn, request in enumerate(_requests(trace), start=1):
         for load in loads:
             if load.seq < request.seq and _sent(load.payload["text"], request):
-                rows.append({
-                    "turn": turn, "round": request.round, "tier": load.meta["tier"], "kind": load.kind,
-                    "item": load.name, "new": load.seq > previous,
-                    "bytes": load.meta["bytes"], "tokens": load.meta["tokens"],
-                })
+                rows.append(
+                    {
+                        "turn": turn,
+                        "round": request.round,
+                        "tier": load.meta["tier"],
+                        "kind": load.kind,
+                        "item": load.name,
+                        "new": load.seq > previous,
+                        "bytes": load.meta["bytes"],
+                        "tokens": load.meta["tokens"],
+                    }
+                )
         previous = request.seq
     return pd.DataFrame(rows, columns=["turn", "round", "tier", "kind", "item", "new", "bytes", "tokens"])
 
@@ -55,6 +63,7 @@ def context_ledger(trace: Trace | Iterable[Event]) -> pd.DataFrame:
 def context_table(trace: Trace | Iterable[Event]) -> pd.DataFrame:
     """Per model turn: estimated tokens at each tier, their total, and what entered the context (notebook 06)."""
     import pandas as pd
+
     ledger = context_ledger(trace)
     turns = range(1, len(_requests(trace)) + 1)
     rows = []
@@ -65,8 +74,12 @@ def context_table(trace: Trace | Iterable[Event]) -> pd.DataFrame:
             row[label] = int(mine[mine["tier"] == tier]["tokens"].sum())
         row["skill tokens"] = int(mine["tokens"].sum())
         row["skill bytes"] = int(mine["bytes"].sum())
-        row["entered this turn"] = ", ".join(f"{i} (tier {t})" for i, t in zip(mine[mine["new"]]["item"],
-                                                                              mine[mine["new"]]["tier"], strict=True)) or "—"
+        row["entered this turn"] = (
+            ", ".join(
+                f"{i} (tier {t})" for i, t in zip(mine[mine["new"]]["item"], mine[mine["new"]]["tier"], strict=True)
+            )
+            or "—"
+        )
         rows.append(row)
     return pd.DataFrame(rows).set_index("turn")
 
@@ -74,11 +87,14 @@ def context_table(trace: Trace | Iterable[Event]) -> pd.DataFrame:
 def upfront_table(trace: Trace | Iterable[Event], library: SkillLibrary) -> pd.DataFrame:
     """Progressive loading against every SKILL.md in the prompt up front, per turn of the same run (notebook 06)."""
     import pandas as pd
+
     progressive = context_table(trace)
     everything = estimate_tokens(library.everything())
-    table = pd.DataFrame({
-        "progressive (tokens)": progressive["skill tokens"],
-        "every SKILL.md up front (tokens)": everything,
-    })
+    table = pd.DataFrame(
+        {
+            "progressive (tokens)": progressive["skill tokens"],
+            "every SKILL.md up front (tokens)": everything,
+        }
+    )
     table.loc["all turns"] = table.sum()
     return table

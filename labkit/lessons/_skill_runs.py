@@ -65,22 +65,35 @@ class SkillRun:
         Calls run side by side may answer in either order; each reply is matched to its request by JSON-RPC id.
         """
         calls = [e.ref for e in self._calls_sent() if e.name == tool]
-        replies = {e.ref: e.payload["result"].get("structuredContent") for e in self.trace.of_kind("jsonrpc.response")
-                   if e.name == tool and "result" in e.payload}
+        replies = {
+            e.ref: e.payload["result"].get("structuredContent")
+            for e in self.trace.of_kind("jsonrpc.response")
+            if e.name == tool and "result" in e.payload
+        }
         return [replies[ref] for ref in calls if ref in replies]
 
     def _calls_sent(self) -> list[Event]:
-        return [e for e in self.trace.of_kind("jsonrpc.request")
-                if e.src == "client" and e.payload.get("method") == "tools/call"]
+        return [
+            e
+            for e in self.trace.of_kind("jsonrpc.request")
+            if e.src == "client" and e.payload.get("method") == "tools/call"
+        ]
 
 
 def scripted_approver(trace: Trace, answer: bool) -> Approver:
     """An approver asked like a person would be: answers `answer`, and records question and answer (notebook 06)."""
 
     async def approve(server: str, tool: str, arguments: dict[str, Any]) -> bool:
-        trace.record("host", "user", "host.approval", _("asks the user to approve {tool} on {server}: {arguments}").format(
-            tool=tool, server=server, arguments=arguments),
-                     name=tool, payload={"server": server, "arguments": arguments})
+        trace.record(
+            "host",
+            "user",
+            "host.approval",
+            _("asks the user to approve {tool} on {server}: {arguments}").format(
+                tool=tool, server=server, arguments=arguments
+            ),
+            name=tool,
+            payload={"server": server, "arguments": arguments},
+        )
         trace.record("user", "host", "user.answer", "yes" if answer else "no", name=tool, payload={"approved": answer})
         return answer
 
@@ -110,14 +123,20 @@ async def run_with_skills(
     trace = trace if trace is not None else Trace()
     provider: Provider = "anthropic" if api == "anthropic" else "openai"
     client = make_client(provider, trace=trace)
+
     async def ask_server(server: str, name: str, arguments: dict[str, Any]) -> Any:
         return await host.get_prompt(server, name, arguments)  # the host below; the model asks only while it runs
 
     loader = SkillLoader(skills, trace, ask_server=ask_server)
     system = loader.system_prompt(base_prompt)
     async with Host(
-        trace, [ServerSpec(name) for name in servers], policy=GatePolicy(approver=approver),
-        local_tools=[*loader.tools, *local_tools], required_tools=required_tools, ask_user=ask_user, elicit=elicit,
+        trace,
+        [ServerSpec(name) for name in servers],
+        policy=GatePolicy(approver=approver),
+        local_tools=[*loader.tools, *local_tools],
+        required_tools=required_tools,
+        ask_user=ask_user,
+        elicit=elicit,
     ) as host:
         conversation = Conversation(client, select_model(provider).model, host.tools, system=system, api=api)
         result = await host.run(question, conversation)

@@ -75,18 +75,24 @@ def classify(failure: str, trace: Trace) -> FailureRow:
     after = [e for e in events if e.kind == "model.request" and e.seq > event.seq]
     results = tool_results_sent(after[0]) if after else []
     model_sees = _as_seen(" | ".join(results)) if results else _unseen(kind, events)
-    return FailureRow(failure, kind, wire, _seen_by(kind, event, results, bool(after)), model_sees,
-                      _fixed_by(kind, event, events))
+    return FailureRow(
+        failure, kind, wire, _seen_by(kind, event, results, bool(after)), model_sees, _fixed_by(kind, event, events)
+    )
 
 
 def failure_table(runs: Mapping[str, Trace]) -> pd.DataFrame:
     """The taxonomy as a table: one classified row per named run (notebook 05)."""
     import pandas as pd
+
     rows = [{**asdict(row), "kind": _(row.kind)} for row in (classify(name, trace) for name, trace in runs.items())]
-    frame = pd.DataFrame(rows).rename(columns={
-        "wire": "wire shape", "seen_by": "who sees it", "model_sees": "what the model sees",
-        "fixed_by": "who can fix it",
-    })
+    frame = pd.DataFrame(rows).rename(
+        columns={
+            "wire": "wire shape",
+            "seen_by": "who sees it",
+            "model_sees": "what the model sees",
+            "fixed_by": "who can fix it",
+        }
+    )
     return frame.set_index("failure")
 
 
@@ -119,7 +125,7 @@ def _protocol_kind(error: dict[str, Any]) -> str:
 def _wire(kind: str, event: Event, events: list[Event]) -> str:
     payload = event.payload if isinstance(event.payload, dict) else {}
     if kind == "execution error":
-        return _("result, isError: true: \"{text}\"").format(text=_short(_result_text(payload['result']), 60))
+        return _('result, isError: true: "{text}"').format(text=_short(_result_text(payload["result"]), 60))
     if kind in ("unknown tool", "unknown method", "invalid params", "protocol error"):
         error = payload["error"]
         status = [e.meta["status"] for e in events if e.kind == "http.response" and e.seq < event.seq]
@@ -129,9 +135,10 @@ def _wire(kind: str, event: Event, events: list[Event]) -> str:
         code = (handled[0].payload or {}).get("code") if handled else None
         raised = _("; the client's SDK raised {code} itself").format(code=code) if code is not None else ""
         return _("no reply; the client sent notifications/cancelled for id {requestId}{raised}").format(
-            requestId=payload['params']['requestId'], raised=raised)
+            requestId=payload["params"]["requestId"], raised=raised
+        )
     if kind == "crash" and event.kind == "transport.closed":
-        return _("no reply; the stream from the server ended ({what})").format(what=event.summary.split(':')[0])
+        return _("no reply; the stream from the server ended ({what})").format(what=event.summary.split(":")[0])
     if kind == "crash":
         posts = [e for e in events if e.kind in ("http.request", "http.response") and e.seq < event.seq]
         if posts and posts[-1].kind == "http.request":
@@ -140,16 +147,20 @@ def _wire(kind: str, event: Event, events: list[Event]) -> str:
     if kind == "unlisted tool":
         sent = [e for e in events if e.kind == "jsonrpc.request" and e.name == event.name]
         return _("nothing: the host refused {name} itself; tools/call sent for it: {n_sent}").format(
-            name=event.name, n_sent=len(sent))
+            name=event.name, n_sent=len(sent)
+        )
     if kind == "oversized result":
         reply = [e for e in events if e.kind == "jsonrpc.response" and e.src == "server" and e.seq < event.seq][-1]
-        return _("result of {n:,} characters, isError: false").format(
-            n=len(_result_text(reply.payload['result'])))
-    calls = [e for e in events if e.kind == "jsonrpc.request" and e.src == "client"
-             and e.payload.get("method") == "tools/call"]
+        return _("result of {n:,} characters, isError: false").format(n=len(_result_text(reply.payload["result"])))
+    calls = [
+        e
+        for e in events
+        if e.kind == "jsonrpc.request" and e.src == "client" and e.payload.get("method") == "tools/call"
+    ]
     failed = [e for e in events if e.kind == "jsonrpc.error" or _is_error_result(e)]
     return _("nothing wrong on the wire: {n_calls} tools/call, {n_ok} answered without error").format(
-        n_calls=len(calls), n_ok=len(calls) - len(failed))
+        n_calls=len(calls), n_ok=len(calls) - len(failed)
+    )
 
 
 def _seen_by(kind: str, event: Event, results: list[str], model_asked: bool) -> str:
@@ -183,8 +194,11 @@ def _short(text: str, limit: int) -> str:
 def _unseen(kind: str, events: list[Event]) -> str:
     if kind == "endless loop":
         return _("nothing more: the host stops asking it")
-    return _("nothing: the model was not asked again") if any(e.kind == "model.request" for e in events) \
+    return (
+        _("nothing: the model was not asked again")
+        if any(e.kind == "model.request" for e in events)
         else _("nothing: no model in this run")
+    )
 
 
 def _fixed_by(kind: str, event: Event, events: list[Event]) -> str:

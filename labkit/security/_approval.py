@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from labkit._i18n import _
 
-from ..host import Waited, argument_hash, scripted_user_active, wait_for_click
+from ..host import Waited, WaitingForm, argument_hash, scripted_user_active
 from ..trace import Trace
 from ._hidden import count_hidden, reveal
 from ._scanner import POWER_NAME
@@ -21,8 +21,17 @@ from ._scanner import POWER_NAME
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ApprovalDesk", "ApprovalRequest", "Concern", "Decider", "approve_all", "careful_user", "concerns",
-           "consequence", "render_arguments"]
+__all__ = [
+    "ApprovalDesk",
+    "ApprovalRequest",
+    "Concern",
+    "Decider",
+    "approve_all",
+    "careful_user",
+    "concerns",
+    "consequence",
+    "render_arguments",
+]
 
 Decider = Callable[[str, str, dict[str, Any]], tuple[bool, str]]
 """(server, tool, arguments) → (approve?, why): a scripted person's rule."""
@@ -55,22 +64,40 @@ def concerns(tool: str, arguments: dict[str, Any]) -> list[Concern]:
     an address outside shop.example, hidden characters (notebook 07)."""
     found = []
     if match := POWER_NAME.search(tool):
-        found.append(Concern("power-name", _("the tool's name claims {group!r}; nothing in this task needs that").format(group=match.group()), _("a tool whose name claims {group!r}").format(
-            group=match.group())))
+        found.append(
+            Concern(
+                "power-name",
+                _("the tool's name claims {group!r}; nothing in this task needs that").format(group=match.group()),
+                _("a tool whose name claims {group!r}").format(group=match.group()),
+            )
+        )
     text = json.dumps(arguments, ensure_ascii=False)
     if _PRIVATE_KEY.search(text):
-        found.append(Concern("private-key", _("the arguments contain a private key"), _("a private key in the arguments")))
+        found.append(
+            Concern("private-key", _("the arguments contain a private key"), _("a private key in the arguments"))
+        )
     for match in _ADDRESS.finditer(text):
         domain = (match.group(1) or match.group(2)).lower()
         if domain != HOME_DOMAIN and not domain.endswith("." + HOME_DOMAIN):
-            found.append(Concern("outside-address", _("it would send something to {domain}, outside {HOME_DOMAIN}").format(
-                domain=domain, HOME_DOMAIN=HOME_DOMAIN),
-                                 _("sending to {group}, an address outside the user's domain {HOME_DOMAIN}").format(
-                                     group=match.group(), HOME_DOMAIN=HOME_DOMAIN)))
+            found.append(
+                Concern(
+                    "outside-address",
+                    _("it would send something to {domain}, outside {HOME_DOMAIN}").format(
+                        domain=domain, HOME_DOMAIN=HOME_DOMAIN
+                    ),
+                    _("sending to {group}, an address outside the user's domain {HOME_DOMAIN}").format(
+                        group=match.group(), HOME_DOMAIN=HOME_DOMAIN
+                    ),
+                )
+            )
     if hidden := count_hidden(text):
-        found.append(Concern("hidden-characters", _("the arguments hide {hidden} invisible character(s)").format(
-            hidden=hidden),
-                             _("{hidden} hidden character(s) in the arguments").format(hidden=hidden)))
+        found.append(
+            Concern(
+                "hidden-characters",
+                _("the arguments hide {hidden} invisible character(s)").format(hidden=hidden),
+                _("{hidden} hidden character(s) in the arguments").format(hidden=hidden),
+            )
+        )
     return found
 
 
@@ -85,11 +112,11 @@ def careful_user(server: str, tool: str, arguments: dict[str, Any]) -> tuple[boo
 def consequence(tool: str, arguments: dict[str, Any]) -> str:
     """What a yes to this call allows, in one sentence, or "" when the careful user would see nothing wrong."""
     found = concerns(tool, arguments)
-    return _("You approved {allowed}.").format(allowed='; '.join(c.allowed for c in found)) if found else ""
+    return _("You approved {allowed}.").format(allowed="; ".join(c.allowed for c in found)) if found else ""
 
 
 def approve_all(server: str, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
-    """"Always allow": the setting many hosts offer, and the one the attacks count on (notebook 07)."""
+    """ "Always allow": the setting many hosts offer, and the one the attacks count on (notebook 07)."""
     return True, _("always allow")
 
 
@@ -116,27 +143,44 @@ class ApprovalDesk:
     answers and the record says so.
     """
 
-    def __init__(self, trace: Trace, decide: Decider = careful_user, *, widget: bool = False,
-                 timeout: float = 600.0) -> None:
+    def __init__(
+        self, trace: Trace, decide: Decider = careful_user, *, widget: bool = False, timeout: float = 600.0
+    ) -> None:
         self.trace, self.decide, self.widget, self.timeout = trace, decide, widget, timeout
         self.requests: list[ApprovalRequest] = []
 
     async def __call__(self, server: str, tool: str, arguments: dict[str, Any]) -> bool:
         shown = render_arguments(arguments)
-        self.trace.record("host", "user", "host.approval", _("asks to approve {tool} on {server}, showing all "
-                                                             "{n_shown} characters of its arguments").format(
-            tool=tool, server=server, n_shown=len(shown)), name=tool, payload={"arguments": shown})
+        self.trace.record(
+            "host",
+            "user",
+            "host.approval",
+            _("asks to approve {tool} on {server}, showing all {n_shown} characters of its arguments").format(
+                tool=tool, server=server, n_shown=len(shown)
+            ),
+            name=tool,
+            payload={"arguments": shown},
+        )
         approved, reason = self.decide(server, tool, arguments)
         if_yes = consequence(tool, arguments)
         by = "scripted user"
         if self.widget:
             approved, reason, by = await self._ask_widget(server, tool, shown, approved, reason, if_yes)
         allowed = if_yes if approved else ""
-        self.requests.append(ApprovalRequest(server, tool, argument_hash(arguments), shown, approved, reason, by,
-                                             allowed))
+        self.requests.append(
+            ApprovalRequest(server, tool, argument_hash(arguments), shown, approved, reason, by, allowed)
+        )
         verdict = "approved" if approved else "refused"
-        self.trace.record("user", "host", "user.answer", f"{verdict} {tool}: {reason}", name=tool, outcome=verdict,
-                          by=by, consequence=allowed)
+        self.trace.record(
+            "user",
+            "host",
+            "user.answer",
+            f"{verdict} {tool}: {reason}",
+            name=tool,
+            outcome=verdict,
+            by=by,
+            consequence=allowed,
+        )
         return approved
 
     def approved(self, server: str, tool: str, arguments: dict[str, Any]) -> bool:
@@ -149,36 +193,53 @@ class ApprovalDesk:
         """One row per question: server, tool, argument hash, characters shown, answer, reason, by whom, and what
         a yes allowed that the careful user would have refused."""
         import pandas as pd
+
         columns = ["server", "tool", "args_hash", "shown_chars", "answer", "reason", "by", "the yes allowed"]
-        rows = [[r.server, r.tool, r.args_hash, len(r.shown), "approved" if r.approved else "refused", r.reason, r.by,
-                 r.consequence] for r in self.requests]
+        rows = [
+            [
+                r.server,
+                r.tool,
+                r.args_hash,
+                len(r.shown),
+                "approved" if r.approved else "refused",
+                r.reason,
+                r.by,
+                r.consequence,
+            ]
+            for r in self.requests
+        ]
         return pd.DataFrame(rows, columns=columns)
 
-    async def _ask_widget(self, server: str, tool: str, shown: str, approved: bool, reason: str,
-                          if_yes: str) -> tuple[bool, str, str]:
+    async def _ask_widget(
+        self, server: str, tool: str, shown: str, approved: bool, reason: str, if_yes: str
+    ) -> tuple[bool, str, str]:
         import ipywidgets as widgets
-        from IPython.display import display
 
         approve = widgets.Button(description=_("Approve"), button_style="success")
         refuse = widgets.Button(description=_("Refuse"))
-        status = widgets.Label(value=_("waiting for your answer"))
-        question = widgets.HTML(_("<b>Approve this call?</b> {tool} on {server}<pre>{arguments}</pre>").format(
-            tool=html.escape(tool), server=html.escape(server), arguments=html.escape(shown)))
-        display(widgets.VBox([question, widgets.HBox([approve, refuse]), status]))
+        status = widgets.HTML(value=_("◷ waiting for your answer"))
+        question = widgets.HTML(
+            _("<b>Approve this call?</b> {tool} on {server}<pre>{arguments}</pre>").format(
+                tool=html.escape(tool), server=html.escape(server), arguments=html.escape(shown)
+            )
+        )
+        form = WaitingForm(widgets.VBox([question, widgets.HBox([approve, refuse]), status]), status, (approve, refuse))
+        form.show(live=not _nobody_can_click())
         if _nobody_can_click():
-            status.value = _("answered by the scripted user (CI): {answer} ({reason})").format(
-                answer=_("approved") if approved else _("refused"), reason=reason)
-            if approved and if_yes:
-                status.value += f" {if_yes}"
+            line = _("answered by the scripted user (CI): {answer} ({reason})").format(
+                answer=_("approved") if approved else _("refused"), reason=reason
+            )
+            form.close(html.escape(f"{line} {if_yes}" if approved and if_yes else line))
             return approved, reason, "scripted user"
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        approve.on_click(lambda _: None if answer.done() else answer.set_result(True))
-        refuse.on_click(lambda _: None if answer.done() else answer.set_result(False))
-        waited = await wait_for_click(answer, self.timeout)
+        approve.on_click(lambda _button: None if answer.done() else answer.set_result(True))
+        refuse.on_click(lambda _button: None if answer.done() else answer.set_result(False))
+        waited = await form.wait(answer, self.timeout)
         clicked = waited is Waited.ANSWERED and answer.result()
-        for button in (approve, refuse):
-            button.disabled = True
-        status.value = (if_yes or "approved") if clicked else "refused"
-        why = {Waited.ANSWERED: _("your click"), Waited.TIMED_OUT: _("no answer in time"),
-               Waited.RUN_AGAIN: _("its cell was run again while it waited")}[waited]
+        form.close(html.escape((if_yes or _("approved")) if clicked else _("refused")))
+        why = {
+            Waited.ANSWERED: _("your click"),
+            Waited.TIMED_OUT: _("no answer in time"),
+            Waited.RUN_AGAIN: _("its cell was run again while it waited"),
+        }[waited]
         return clicked, why, "person"

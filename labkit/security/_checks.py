@@ -52,9 +52,15 @@ class HintsGuard(Guard):
             return tools
         hinted = [f"{t.name} ({_hints(t)})" for t in tools if t.annotations is not None]
         if hinted:
-            self.trace.record("host", "host", "host.hints", _("ignores {server}'s annotations (untrusted hints): ").format(
-                server=server)
-                              + "; ".join(hinted), server=server, outcome="ignored", by=self.name)
+            self.trace.record(
+                "host",
+                "host",
+                "host.hints",
+                _("ignores {server}'s annotations (untrusted hints): ").format(server=server) + "; ".join(hinted),
+                server=server,
+                outcome="ignored",
+                by=self.name,
+            )
         return [tool.model_copy(update={"annotations": None}) for tool in tools]
 
 
@@ -94,7 +100,15 @@ class EgressGuard(Guard):
         self.secrets = [s for s in secrets if len(s) >= _MIN_SECRET]
 
     async def on_call(self, server: str, tool: Tool, name: str, arguments: dict[str, Any]) -> str | None:
-        text = json.dumps(arguments, ensure_ascii=False)
+        return self.carried(arguments)
+
+    def on_answer(self, server: str, answer: dict[str, Any]) -> str | None:
+        """What a person types into a server's form leaves the host too: the same rule as for arguments."""
+        return self.carried(answer)
+
+    def carried(self, value: Any) -> str | None:
+        """Why `value` (JSON-like) must not leave the host: a private key or a host secret in it; None if neither."""
+        text = json.dumps(value, ensure_ascii=False)
         if _PRIVATE_KEY.search(text):
             return _("the arguments carry a private key")
         if any(secret in text for secret in self.secrets):

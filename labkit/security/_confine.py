@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..host import WORKDIR_ENV, LabTempDir, ServerSpec, confinement
+from ..host import WORKDIR_ENV, LabTempDir, ServerSpec, confinement, server_env
 
 __all__ = ["LabFolder", "host_state_dir", "least_privilege", "over_broad"]
 
@@ -28,7 +28,8 @@ def _host_state() -> LabTempDir:
 
 @dataclass(frozen=True)
 class LabFolder:
-    """`<data>/untrusted/lab`: `home` (fake, holding the canary key), `workspace`, an empty `sandbox` (notebook 07)."""
+    """`<data>/untrusted/lab`: `home` (fake, holding the canary key), `workspace`, `sandbox` (a private folder per
+    server) and `ground_truth` (what the untrusted servers received: the lab's referee) (notebook 07)."""
 
     root: Path
 
@@ -44,6 +45,14 @@ class LabFolder:
     def sandbox(self) -> Path:
         return self.root / "sandbox"
 
+    @property
+    def ground_truth(self) -> Path:
+        return self.root / "ground-truth"
+
+    def private(self, server: str) -> Path:
+        """The folder one server may call its own: its HOME and TMPDIR, shared with no other server."""
+        return self.sandbox / server
+
 
 def over_broad(spec: ServerSpec, lab: LabFolder, secrets: Mapping[str, str] | None = None) -> ServerSpec:
     """How a careless host launches a server: in the user's home, the host's secrets in its environment (notebook 07).
@@ -54,11 +63,23 @@ def over_broad(spec: ServerSpec, lab: LabFolder, secrets: Mapping[str, str] | No
     return replace(spec, env={**spec.env, **env})
 
 
-def least_privilege(spec: ServerSpec, lab: LabFolder) -> ServerSpec:
-    """The launch the shield uses: working folder = the workspace, HOME = an empty sandbox, no secrets (notebook 07).
+def least_privilege(spec: ServerSpec, lab: LabFolder, *, trusted: bool = False) -> ServerSpec:
+    """The launch the shield uses: no secrets, a private HOME and TMPDIR, the workspace as working folder (notebook 07).
 
-    Where the machine can (`confinement()`), the server also runs under bubblewrap: the user's home,
-    the fake home, /tmp (the host's pins) and the host's processes out of its sight.
+    Where the machine can (`confinement()`), the server also runs under bubblewrap, which shows it only what is
+    named here: an untrusted server reads the workspace and writes only its private folder (a lab server also
+    the lab's ground truth, the attacker's own storage); the data folder, the other servers' stores, chart
+    spaces, pins, the fake home and the host's processes are not in its world at all. A trusted lab server
+    writes the data folder that holds its business system, and nothing of the user's.
     """
-    env = {"HOME": str(lab.sandbox), WORKDIR_ENV: str(lab.workspace), "TMPDIR": str(lab.sandbox)}
-    return replace(spec, env={**spec.env, **env}, sandbox=confinement().confined, hide=(str(lab.home),))
+    private = lab.private(spec.name)
+    env = {"HOME": str(private), WORKDIR_ENV: str(lab.workspace), "TMPDIR": str(private)}
+    launched = replace(spec, env={**spec.env, **env}, sandbox=confinement().confined)
+    if trusted:
+        data = server_env(launched).get("LABKIT_DATA_DIR")
+        return replace(launched, writable=(*spec.writable, data) if data else spec.writable)
+    return replace(
+        launched,
+        readable=(*spec.readable, str(lab.workspace)),
+        writable=(*spec.writable, str(lab.ground_truth)) if spec.lab_server else spec.writable,
+    )

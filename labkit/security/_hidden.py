@@ -52,6 +52,6 @@ def reveal(text: str) -> str:
     text = ANSI.sub(lambda m: "␛" + m.group()[1:], text)
     out, last = [], 0
     for match in re.finditer(HIDDEN.pattern + "+", text):
-        out += [text[last:match.start()], _label(match.group())]
+        out += [text[last : match.start()], _label(match.group())]
         last = match.end()
     return "".join(out) + text[last:]

@@ -99,8 +99,14 @@ class PinGuard(Guard):
     """
 
     def __init__(
-        self, trace: Trace, store: PinStore, approve: PinApprover, withheld: dict[tuple[str, str], str], *,
-        instructions: Callable[[str], str | None] = lambda server: None, fields: Sequence[str] = PIN_FIELDS,
+        self,
+        trace: Trace,
+        store: PinStore,
+        approve: PinApprover,
+        withheld: dict[tuple[str, str], str],
+        *,
+        instructions: Callable[[str], str | None] = lambda server: None,
+        fields: Sequence[str] = PIN_FIELDS,
     ) -> None:
         self.trace, self.store, self.approve, self.withheld = trace, store, approve, withheld
         self.instructions, self.fields = instructions, tuple(fields)
@@ -121,19 +127,33 @@ class PinGuard(Guard):
         checked = {name: self._change(server, name, definition) for name, definition in entries.items()}
         changes = [change for change, _ in checked.values() if change is not None]
         if not changes:
-            self.trace.record("host", "host", "host.pin", f"pins: {server}'s {len(tools)} tool(s) unchanged",
-                              server=server, outcome="allowed", by=self.name)
+            self.trace.record(
+                "host",
+                "host",
+                "host.pin",
+                f"pins: {server}'s {len(tools)} tool(s) unchanged",
+                server=server,
+                outcome="allowed",
+                by=self.name,
+            )
             return tools
         self.prompts.append((server, changes))
         changed = any(c.kind == "changed" for c in changes)  # a definition differs from what a person approved
-        self.trace.record("host", "user", "host.pin", _("asks to approve {server}: ").format(server=server)
-                          + "; ".join(c.summary for c in changes), payload=[c.__dict__ for c in changes], server=server,
-                          changed=changed)
+        self.trace.record(
+            "host",
+            "user",
+            "host.pin",
+            _("asks to approve {server}: ").format(server=server) + "; ".join(c.summary for c in changes),
+            payload=[c.__dict__ for c in changes],
+            server=server,
+            changed=changed,
+        )
         approved = await self.approve(server, changes)
         verdict = "approved" if approved else "refused"
         said = f"{verdict} {server}: " + "; ".join(c.summary for c in changes)
-        self.trace.record("user", "host", "user.answer", said, server=server, outcome=verdict, by="user",
-                          changed=changed)
+        self.trace.record(
+            "user", "host", "user.answer", said, server=server, outcome=verdict, by="user", changed=changed
+        )
         if approved:
             for change in changes:
                 self.store.put(server, change.tool, change.new, checked[change.tool][1])
@@ -143,9 +163,17 @@ class PinGuard(Guard):
             refused |= set(entries)
         for name in refused - {INSTRUCTIONS}:
             self.withheld[(server, name)] = _("its definition is not approved (pinning)")
-        self.trace.record("host", "host", "host.pin", _("pins withheld from {server}: ").format(server=server)
-                          + ", ".join(sorted(refused - {INSTRUCTIONS})) + _(" (until a person approves)"), server=server,
-                          outcome="withheld", by=self.name)
+        self.trace.record(
+            "host",
+            "host",
+            "host.pin",
+            _("pins withheld from {server}: ").format(server=server)
+            + ", ".join(sorted(refused - {INSTRUCTIONS}))
+            + _(" (until a person approves)"),
+            server=server,
+            outcome="withheld",
+            by=self.name,
+        )
         return [tool for tool in tools if tool.name not in refused]
 
     def on_instructions(self, server: str, text: str) -> str:

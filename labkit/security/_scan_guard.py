@@ -28,9 +28,13 @@ class ScanGuard(Guard):
     """
 
     def __init__(
-        self, trace: Trace, withheld: dict[tuple[str, str], str], *,
+        self,
+        trace: Trace,
+        withheld: dict[tuple[str, str], str],
+        *,
         instructions: Callable[[str], str | None] = lambda server: None,
-        trusted: Callable[[str], bool] = lambda server: False, rules: Sequence[Rule] = RULES,
+        trusted: Callable[[str], bool] = lambda server: False,
+        rules: Sequence[Rule] = RULES,
     ) -> None:
         self.trace, self.withheld, self.instructions, self.rules = trace, withheld, instructions, rules
         self.trusted = trusted
@@ -39,8 +43,11 @@ class ScanGuard(Guard):
 
     async def on_list(self, server: str, tools: list[Tool]) -> list[Tool]:
         # A trusted server keeps its names even if an untrusted one listed them first.
-        others = {} if self.trusted(server) else {
-            name: owner for owner, names in self.names.items() if owner != server for name in names}
+        others = (
+            {}
+            if self.trusted(server)
+            else {name: owner for owner, names in self.names.items() if owner != server for name in names}
+        )
         self.names[server] = {tool.name: server for tool in tools}
         told = scan_text(self.instructions(server) or "", "instructions", self.rules)
         kept = []
@@ -49,21 +56,37 @@ class ScanGuard(Guard):
             review = sorted({f.rule for f in found if f.severity == "review"})
             if review:
                 self.reviewed[(server, tool.name)] = _("the scanner asks a person to review it ({review})").format(
-                    review=', '.join(review))
+                    review=", ".join(review)
+                )
             findings = [f for f in found if f.severity == "block"]
             if not findings:
                 kept.append(tool)
                 continue
             rules = sorted({f.rule for f in findings})
-            self.withheld[(server, tool.name)] = _("the scanner flagged it ({rules})").format(rules=', '.join(rules))
-            self.trace.record("host", "host", "host.scan", _("scanner withheld {server}/{name}: {rules}").format(
-                server=server, name=tool.name, rules=', '.join(rules)),
-                              name=tool.name, payload=[asdict(f) for f in findings], server=server,
-                              outcome="withheld", by=self.name)
+            self.withheld[(server, tool.name)] = _("the scanner flagged it ({rules})").format(rules=", ".join(rules))
+            self.trace.record(
+                "host",
+                "host",
+                "host.scan",
+                _("scanner withheld {server}/{name}: {rules}").format(
+                    server=server, name=tool.name, rules=", ".join(rules)
+                ),
+                name=tool.name,
+                payload=[asdict(f) for f in findings],
+                server=server,
+                outcome="withheld",
+                by=self.name,
+            )
         if tools and len(kept) == len(tools):
-            self.trace.record("host", "host", "host.scan", _("scanner: {server}'s {n_tools} tool(s) look clean").format(
-                server=server, n_tools=len(tools)),
-                              server=server, outcome="allowed", by=self.name)
+            self.trace.record(
+                "host",
+                "host",
+                "host.scan",
+                _("scanner: {server}'s {n_tools} tool(s) look clean").format(server=server, n_tools=len(tools)),
+                server=server,
+                outcome="allowed",
+                by=self.name,
+            )
         return kept
 
     async def review(self, server: str, tool: Tool, name: str, arguments: dict[str, Any]) -> str | None:
@@ -75,7 +98,16 @@ class ScanGuard(Guard):
         if not findings:
             return text
         rules = ", ".join(sorted({f.rule for f in findings}))
-        self.trace.record("host", "host", "host.scan", _("scanner kept {server}'s instructions out of the system prompt: "
-                                                         "{rules}").format(server=server, rules=rules),
-                          payload=[asdict(f) for f in findings], server=server, outcome="withheld", by=self.name)
+        self.trace.record(
+            "host",
+            "host",
+            "host.scan",
+            _("scanner kept {server}'s instructions out of the system prompt: {rules}").format(
+                server=server, rules=rules
+            ),
+            payload=[asdict(f) for f in findings],
+            server=server,
+            outcome="withheld",
+            by=self.name,
+        )
         return ""

@@ -12,7 +12,7 @@ from mcp_types import Tool
 
 from labkit._i18n import _
 
-from ..host import wire_tool
+from ..host import outside_references, wire_tool
 from ..trace import base64_texts
 from ._hidden import HIDDEN, count_hidden, readable, reveal
 
@@ -23,16 +23,34 @@ __all__ = ["RULES", "Finding", "Rule", "findings_table", "scan_text", "scan_tool
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 _PADDING = re.compile(r" {40,}|\n{8,}")
-_FREE_TEXT = {"sidenote", "side_note", "notes", "note", "feedback", "debug", "extra", "metadata", "context",
-              "reasoning", "history", "conversation"}
+_FREE_TEXT = {
+    "sidenote",
+    "side_note",
+    "notes",
+    "note",
+    "feedback",
+    "debug",
+    "extra",
+    "metadata",
+    "context",
+    "reasoning",
+    "history",
+    "conversation",
+}
 _OVERRIDE = re.compile(r"\b(always|instead|never|must|prefer(red)?|replace[sd]?|rather than|side effect)\b", re.I)
 _CONFUSABLE = str.maketrans("аеорсхуіјѕԁɡոΑΒΕΗΙΚΜΝΟΡΤΧΥ", "aeopcxyijsdgnABEHIKMNOPTXY")
 _ADVISORY_LENGTH = 4000
-POWER_NAME = re.compile(r"approve_?all|auto_?approve|bypass|disable_(guard|check|approval)s?|sudo|grant_(all|admin)|"
-                        r"elevate|skip_(approval|confirm)", re.I)
+POWER_NAME = re.compile(
+    r"approve_?all|auto_?approve|bypass|disable_(guard|check|approval)s?|sudo|grant_(all|admin)|"
+    r"elevate|skip_(approval|confirm)",
+    re.I,
+)
 """Tool names that claim powers over the host itself: a person reviews every call to them."""
-_SELF_PROMOTION = re.compile(r"\b(use this (tool )?(first|instead)|always (use|prefer) this|(faster|better|more "
-                             r"accurate|preferred) (version|replacement|alternative) of|supersedes)\b", re.I)
+_SELF_PROMOTION = re.compile(
+    r"\b(use this (tool )?(first|instead)|always (use|prefer) this|(faster|better|more "
+    r"accurate|preferred) (version|replacement|alternative) of|supersedes)\b",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -58,28 +76,51 @@ class Rule:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("markup", r"<\s*/?\s*(important|system|instructions?|secret|admin|prompt|hidden)\b[^>]*>|<!--|"
-         r"\[\s*(system|inst)\s*\]|#+\s*agent instructions|\bAI agents?\s+reading\b",
-         "markup that addresses the model, not a person"),
-    Rule("concealment", r"\b(do not|don't|never)\s+(tell|mention|inform|reveal|alert|notify)\b|"
-         r"\bwithout\s+(telling|informing|notifying|asking)\b|"
-         r"\b(secretly|silently|quietly|covertly)\s+(send|upload|read|forward|copy|include|bcc|post|share|add)",
-         "asks to keep something from the user"),
-    Rule("secret-path", r"~/\.ssh\b|\bid_(rsa|ed25519|ecdsa|dsa)\b|\.aws/credentials|~/\.aws\b|/etc/(passwd|shadow)\b|"
-         r"\bmcp\.json\b|\.netrc\b|\.kube/config\b|\.docker/config\.json", "names a file that holds secrets"),
-    Rule("pre-call-directive", r"\bbefore\s+(using|calling|running|answering|responding)\b[^.]{0,80}?"
-         r"\b(read|call|send|include|pass|copy|fetch)\b|\bwhen this tool is (available|present|loaded|listed)\b|"
-         r"\bfirst call\s+`?[a-z_][\w.-]*`?\s*(,|with\b|then\b|and\b)", "orders the model to do something else first"),
-    Rule("exfiltration", r"\bpass\s+(its|the|their|all)\s+contents?\b|"
-         r"\b(body|content|data|message|text)\s*=\s*(everything|all|the contents)\b|"
-         r"\b(bcc|cc|forward|backup)\b[^.]{0,40}?[\w.+-]+@[\w-]+\.[\w.-]+|\beverything you (have )?read\b",
-         "moves data into an argument or out to an address"),
-    Rule("model-directive", r"\bignore\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|other)\s+"
-         r"(instructions|rules|tools)\b|\byou are now\b|\bnew instructions\b",
-         "speaks to the model over the user's head"),
-    Rule("shadowing-vocabulary",
-         r"\b(also present|side effect on|modify the behaviou?r of|instead of (any|the) other)\b|"
-         r"\bwhen (the )?`?\w+`? tool is (called|used)\b", "tries to change how other tools are used"),
+    Rule(
+        "markup",
+        r"<\s*/?\s*(important|system|instructions?|secret|admin|prompt|hidden)\b[^>]*>|<!--|"
+        r"\[\s*(system|inst)\s*\]|#+\s*agent instructions|\bAI agents?\s+reading\b",
+        "markup that addresses the model, not a person",
+    ),
+    Rule(
+        "concealment",
+        r"\b(do not|don't|never)\s+(tell|mention|inform|reveal|alert|notify)\b|"
+        r"\bwithout\s+(telling|informing|notifying|asking)\b|"
+        r"\b(secretly|silently|quietly|covertly)\s+(send|upload|read|forward|copy|include|bcc|post|share|add)",
+        "asks to keep something from the user",
+    ),
+    Rule(
+        "secret-path",
+        r"~/\.ssh\b|\bid_(rsa|ed25519|ecdsa|dsa)\b|\.aws/credentials|~/\.aws\b|/etc/(passwd|shadow)\b|"
+        r"\bmcp\.json\b|\.netrc\b|\.kube/config\b|\.docker/config\.json",
+        "names a file that holds secrets",
+    ),
+    Rule(
+        "pre-call-directive",
+        r"\bbefore\s+(using|calling|running|answering|responding)\b[^.]{0,80}?"
+        r"\b(read|call|send|include|pass|copy|fetch)\b|\bwhen this tool is (available|present|loaded|listed)\b|"
+        r"\bfirst call\s+`?[a-z_][\w.-]*`?\s*(,|with\b|then\b|and\b)",
+        "orders the model to do something else first",
+    ),
+    Rule(
+        "exfiltration",
+        r"\bpass\s+(its|the|their|all)\s+contents?\b|"
+        r"\b(body|content|data|message|text)\s*=\s*(everything|all|the contents)\b|"
+        r"\b(bcc|cc|forward|backup)\b[^.]{0,40}?[\w.+-]+@[\w-]+\.[\w.-]+|\beverything you (have )?read\b",
+        "moves data into an argument or out to an address",
+    ),
+    Rule(
+        "model-directive",
+        r"\bignore\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|other)\s+"
+        r"(instructions|rules|tools)\b|\byou are now\b|\bnew instructions\b",
+        "speaks to the model over the user's head",
+    ),
+    Rule(
+        "shadowing-vocabulary",
+        r"\b(also present|side effect on|modify the behaviou?r of|instead of (any|the) other)\b|"
+        r"\bwhen (the )?`?\w+`? tool is (called|used)\b",
+        "tries to change how other tools are used",
+    ),
 )
 
 
@@ -105,7 +146,7 @@ def texts_of(tool: Tool | Mapping[str, Any]) -> list[tuple[str, str]]:
 
 def _excerpt(text: str, match: re.Match[str] | None, width: int = 60) -> str:
     if match is None:
-        return reveal(text[:2 * width])
+        return reveal(text[: 2 * width])
     start, end = max(0, match.start() - width), min(len(text), match.end() + width)
     return ("…" if start else "") + reveal(text[start:end]) + ("…" if end < len(text) else "")
 
@@ -116,9 +157,14 @@ def scan_text(text: str, where: str, rules: Sequence[Rule] = RULES) -> list[Find
     if count_hidden(text):
         findings.append(Finding("hidden-characters", where, _excerpt(text, HIDDEN.search(text), 30)))
     if match := _PADDING.search(text):
-        findings.append(Finding("padding", where, _("{n_group} blank characters before: ").format(
-            n_group=len(match.group()))
-                                + reveal(text[match.end():match.end() + 60])))
+        findings.append(
+            Finding(
+                "padding",
+                where,
+                _("{n_group} blank characters before: ").format(n_group=len(match.group()))
+                + reveal(text[match.end() : match.end() + 60]),
+            )
+        )
     plain = readable(text)
     for rule in rules:
         if match := rule.search(plain):
@@ -140,34 +186,71 @@ def scan_tool(
     name, description = wire.get("name", ""), wire.get("description") or ""
     findings = [f for where, text in texts_of(wire) for f in scan_text(text, where, rules)]
     if match := POWER_NAME.search(name):
-        findings.append(Finding("power-name", "name", _("{name} claims {group!r}: a person reviews every call").format(
-            name=name, group=match.group()),
-                                "review"))
+        findings.append(
+            Finding(
+                "power-name",
+                "name",
+                _("{name} claims {group!r}: a person reviews every call").format(name=name, group=match.group()),
+                "review",
+            )
+        )
     if match := _SELF_PROMOTION.search(readable(description)):
         findings.append(Finding("tool-choice", "description", _excerpt(readable(description), match), "review"))
     if not _VALID_NAME.match(name):
-        findings.append(Finding("invalid-name", "name", _("{name} has characters outside A-Z a-z 0-9 _ - .").format(
-            name=ascii(name))))
+        findings.append(
+            Finding(
+                "invalid-name", "name", _("{name} has characters outside A-Z a-z 0-9 _ - .").format(name=ascii(name))
+            )
+        )
     for other, server in others.items():
         if other == name:
-            findings.append(Finding("shadowing", "name", _("{name} is already offered by the {server} server").format(
-                name=name, server=server)))
+            findings.append(
+                Finding(
+                    "shadowing",
+                    "name",
+                    _("{name} is already offered by the {server} server").format(name=name, server=server),
+                )
+            )
         elif _skeleton(other) == _skeleton(name):
-            findings.append(Finding("confusable-name", "name", _("{name} looks like {server}'s {other}").format(
-                name=ascii(name), server=server, other=other)))
+            findings.append(
+                Finding(
+                    "confusable-name",
+                    "name",
+                    _("{name} looks like {server}'s {other}").format(name=ascii(name), server=server, other=other),
+                )
+            )
     for sentence in re.split(r"(?<=[.!?:])\s+", readable(description)):
         mentioned = [o for o in others if o != name and re.search(rf"\b{re.escape(o)}\b", sentence)]
         if mentioned and _OVERRIDE.search(sentence):
             owner = others[mentioned[0]]
-            findings.append(Finding("cross-server-reference", "description",
-                                    _("tells the model how to use {owner}'s {mentioned}: {sentence}").format(
-                                        owner=owner, mentioned=mentioned[0], sentence=sentence[:120])))
+            findings.append(
+                Finding(
+                    "cross-server-reference",
+                    "description",
+                    _("tells the model how to use {owner}'s {mentioned}: {sentence}").format(
+                        owner=owner, mentioned=mentioned[0], sentence=sentence[:120]
+                    ),
+                )
+            )
+    for key in ("inputSchema", "outputSchema"):
+        findings.extend(
+            Finding(
+                "outside-reference",
+                where,
+                _("{what}: the host fetches nothing a server names, so calls to this tool fail").format(what=what),
+            )
+            for where, what in outside_references(wire.get(key) or {}, key)
+        )
     properties = (wire.get("inputSchema") or {}).get("properties") or {}
     for param, spec in properties.items():
         if param.lower() in _FREE_TEXT and not spec.get("description") and param not in readable(description):
-            findings.append(Finding("unexplained-parameter", f"inputSchema.properties.{param}",
-                                    _("free-text parameter {param!r} that the description never explains").format(
-                                        param=param)))
+            findings.append(
+                Finding(
+                    "unexplained-parameter",
+                    f"inputSchema.properties.{param}",
+                    _("free-text parameter {param!r} that the description never explains").format(param=param),
+                )
+            )
     if len(description) > _ADVISORY_LENGTH:
         findings.append(Finding("long-description", "description", f"{len(description)} characters", "warn"))
     return findings
@@ -176,5 +259,7 @@ def scan_tool(
 def findings_table(findings: Iterable[Finding], **columns: Any) -> pd.DataFrame:
     """Findings as a table, with extra constant columns such as server= and tool= (notebook 07)."""
     import pandas as pd
-    return pd.DataFrame([{**columns, **asdict(f)} for f in findings],
-                        columns=[*columns, "rule", "where", "excerpt", "severity"])
+
+    return pd.DataFrame(
+        [{**columns, **asdict(f)} for f in findings], columns=[*columns, "rule", "where", "excerpt", "severity"]
+    )

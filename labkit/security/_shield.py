@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 from labkit._i18n import N_, _
 
-from ..host import GatePolicy, Guard, Host, ServerSpec
+from ..host import GatePolicy, Guard, Host, ServerSpec, confinement
 from ..trace import Trace
 from ._approval import ApprovalDesk
 from ._checks import EgressGuard, HintsGuard, PathGuard, host_secrets
 from ._confine import LabFolder, least_privilege, over_broad
+from ._forms import FormGuard
 from ._pins import PinApprover, PinGuard, PinStore, trust_on_first_use
 from ._results import TaintGuard, UntrustedResults
 from ._scan_guard import ScanGuard
@@ -77,11 +78,17 @@ class Defences:
 
     def __str__(self) -> str:
         on = self.on
-        return _("all defences") if len(on) == len(DEFENCES) else _("no defences") if not on else _("only {on}").format(
-            on=", ".join(on))
+        return (
+            _("all defences")
+            if len(on) == len(DEFENCES)
+            else _("no defences")
+            if not on
+            else _("only {on}").format(on=", ".join(on))
+        )
 
     def table(self) -> pd.DataFrame:
         import pandas as pd
+
         return pd.DataFrame([{"defence": n, "on": getattr(self, n), "what it does": _(w)} for n, w in DEFENCES.items()])
 
 
@@ -94,10 +101,18 @@ class Shield:
     """
 
     def __init__(
-        self, trace: Trace, defences: Defences = Defences(), *, lab: LabFolder, desk: ApprovalDesk | None = None,
-        pins: PinStore, pin_approver: PinApprover = trust_on_first_use,
-        trusted: Iterable[str] = TRUSTED_SERVERS, key: bytes = TEACHING_KEY,
-        canaries: Sequence[str] = (), secrets: Mapping[str, str] | None = None,
+        self,
+        trace: Trace,
+        defences: Defences = Defences(),
+        *,
+        lab: LabFolder,
+        desk: ApprovalDesk | None = None,
+        pins: PinStore,
+        pin_approver: PinApprover = trust_on_first_use,
+        trusted: Iterable[str] = TRUSTED_SERVERS,
+        key: bytes = TEACHING_KEY,
+        canaries: Sequence[str] = (),
+        secrets: Mapping[str, str] | None = None,
     ) -> None:
         self.trace, self.defences, self.lab, self.pins, self.key = trace, defences, lab, pins, key
         self.canaries, self.secrets = tuple(canaries), dict(secrets or {})
@@ -129,6 +144,7 @@ class Shield:
             (on.hints, HintsGuard(self.trace, self.trusted)),
             (on.paths, PathGuard(self.lab.workspace)),
             (on.egress, egress),
+            (on.egress, FormGuard(self.trusted)),
             (on.taint, TaintGuard(self.trace, self.trusted)),
             (on.results, UntrustedResults(self.trace, self.trusted, self.key)),
         ]
@@ -141,14 +157,43 @@ class Shield:
 
     def _launch(self, spec: ServerSpec) -> ServerSpec:
         if self.defences.least_privilege:
-            return least_privilege(spec, self.lab)
+            return least_privilege(spec, self.lab, trusted=self.trusted(spec.name))
         return over_broad(spec, self.lab, self.secrets)
+
+    @property
+    def up(self) -> list[str]:
+        """The servers of the open host that started (notebook 07)."""
+        return self._host.up if self._host is not None else []
+
+    @property
+    def unavailable(self) -> dict[str, Exception]:
+        """The servers of the open host that could not be started, with why (notebook 07)."""
+        return self._host.unavailable if self._host is not None else {}
 
     @asynccontextmanager
     async def open(self, servers: Sequence[ServerSpec], **options: Any) -> AsyncIterator[Host]:
-        """A started `Host` with these defences; options go to `Host` (round_cap, call_timeout, …)."""
-        host = Host(self.trace, self.specs(servers), policy=self.policy, guards=self.guards,
-                    namespaced=self.defences.namespace, **options)
+        """A started `Host` with these defences; options go to `Host` (round_cap, call_timeout, …).
+
+        Each stdio server's confinement is said in the trace before it starts: confined, or not and why.
+        """
+        specs = self.specs(servers)
+        for spec in specs:
+            self._say_confinement(spec)
+        host = Host(
+            self.trace, specs, policy=self.policy, guards=self.guards, namespaced=self.defences.namespace, **options
+        )
+        host.connector.trust = self.trusted
         self._host = host
         async with host:
             yield host
+
+    def _say_confinement(self, spec: ServerSpec) -> None:
+        if spec.transport != "stdio" or not self.defences.least_privilege:
+            return
+        state = confinement()
+        said = (
+            _("{server} runs confined: {why}")
+            if state.confined
+            else _("{server} runs NOT confined, with the user's rights: {why}")
+        ).format(server=spec.name, why=state.why)
+        self.trace.record("host", "host", "host.note", said, server=spec.name, confined=state.confined)

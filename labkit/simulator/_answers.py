@@ -41,12 +41,17 @@ def _conversion_sentence(data: dict[str, Any]) -> str | None:
     source, target = _moment(data["source"]), _moment(data["target"])
     if source is None or target is None:
         return None
-    return _("{source_clock} in {source_zone} (UTC{source_offset}) is {target_clock} on {target_day} in "
-             "{target_zone} (UTC{target_offset}), a difference of {difference}.").format(
-        source_clock=source.strftime("%H:%M"), source_zone=data["source"].get("timezone"),
-        source_offset=_offset(source), target_clock=target.strftime("%H:%M"),
+    return _(
+        "{source_clock} in {source_zone} (UTC{source_offset}) is {target_clock} on {target_day} in "
+        "{target_zone} (UTC{target_offset}), a difference of {difference}."
+    ).format(
+        source_clock=source.strftime("%H:%M"),
+        source_zone=data["source"].get("timezone"),
+        source_offset=_offset(source),
+        target_clock=target.strftime("%H:%M"),
         target_day=data["target"].get("day_of_week", target.strftime("%A")),
-        target_zone=data["target"].get("timezone"), target_offset=_offset(target),
+        target_zone=data["target"].get("timezone"),
+        target_offset=_offset(target),
         difference=data.get("time_difference", "?"),
     )
 
@@ -78,16 +83,26 @@ def _orders_sentence(lists: list[dict[str, Any]], question: str) -> str:
         orders = [o for o in listing["orders"] if isinstance(o, dict)]
         chosen = [o for o in orders if _week_of(o) == week] if week else orders
         amount = sum(float(o.get("amount_cny") or 0) for o in chosen)
-        parts.append(ngettext("{count} {status} order worth {amount:.2f} CNY",
-                              "{count} {status} orders worth {amount:.2f} CNY", len(chosen)).format(
-            count=len(chosen), status=listing["status"], amount=amount))
+        parts.append(
+            ngettext(
+                "{count} {status} order worth {amount:.2f} CNY",
+                "{count} {status} orders worth {amount:.2f} CNY",
+                len(chosen),
+            ).format(count=len(chosen), status=listing["status"], amount=amount)
+        )
         # Newest first: a list that stops before the week began holds the whole week.
         whole_week = week is not None and bool(orders) and _week_of(orders[-1]) < week
         if "limit" in listing and len(orders) >= listing["limit"] and not whole_week:
-            caveats.append(_("the tool returned at most {limit} {status} orders, so there may be more").format(
-                limit=listing["limit"], status=listing["status"]))
-    head = (_("In {week}: {parts}.").format(week=named.group(), parts="; ".join(parts)) if named
-            else _("Among the newest orders returned: {parts}.").format(parts="; ".join(parts)))
+            caveats.append(
+                _("the tool returned at most {limit} {status} orders, so there may be more").format(
+                    limit=listing["limit"], status=listing["status"]
+                )
+            )
+    head = (
+        _("In {week}: {parts}.").format(week=named.group(), parts="; ".join(parts))
+        if named
+        else _("Among the newest orders returned: {parts}.").format(parts="; ".join(parts))
+    )
     return head + ("" if not caveats else " " + _("Note: {caveats}.").format(caveats="; ".join(caveats)))
 
 
@@ -132,8 +147,10 @@ def answer_results(dialogue: Dialogue) -> str:
     calls = {c.id: c for m in dialogue.messages for c in m.calls}
     answered = [(calls[r.call_id], r) for r in last.results if r.call_id in calls]
     unpaired = [r for r in last.results if r.call_id not in calls]
-    return " ".join([sentences(answered, " ".join(dialogue.user_texts))] + [
-        describe(dialogue.call_name(r.call_id), r, {}) for r in unpaired]).strip()
+    return " ".join(
+        [sentences(answered, " ".join(dialogue.user_texts))]
+        + [describe(dialogue.call_name(r.call_id), r, {}) for r in unpaired]
+    ).strip()
 
 
 def sentences(answered: list[tuple[ToolSeen, ToolOutcome]], question: str) -> str:

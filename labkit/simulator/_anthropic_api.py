@@ -7,6 +7,7 @@ from typing import Any
 from ._dialogue import Choice, Decision, Dialogue, Message, ToolOutcome, ToolSeen, ToolSpec
 from ._errors import TOOL_NAME, Rejected
 from ._stamps import MODEL_NAME, make_id, token_count
+from ._thinking import sign, signed, thinking_requested, thinking_text
 
 __all__ = ["AnthropicMessages"]
 
@@ -67,6 +68,39 @@ def _unanswered(index: int, ids: list[str]) -> Rejected:
     )
 
 
+def _check_thinking(body: dict[str, Any]) -> None:
+    """The rules the real API enforces once thinking is on, worded like its 400s."""
+    thinking = body["thinking"]
+    choice = (body.get("tool_choice") or {}).get("type")
+    if choice in {"any", "tool"}:
+        raise Rejected("Thinking may not be enabled when tool_choice forces tool use.")
+    if thinking.get("type") == "enabled":
+        budget = thinking.get("budget_tokens")
+        if not isinstance(budget, int) or budget < 1024:
+            raise Rejected("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024")
+        if budget >= int(body.get("max_tokens") or 0):
+            raise Rejected(
+                "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our "
+                "documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
+            )
+    messages = body.get("messages") or []
+    last = messages[-1] if messages else {}
+    ends_with_results = last.get("role") == "user" and any(
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in last.get("content") or [] if b
+    )
+    if ends_with_results and len(messages) >= 2 and isinstance(messages[-2].get("content"), list):
+        index, content = len(messages) - 2, messages[-2]["content"]
+        found = content[0].get("type") if content else "nothing"
+        if found not in {"thinking", "redacted_thinking"}:
+            raise Rejected(
+                f"messages.{index}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{found}`. "
+                "When `thinking` is enabled, a final `assistant` message must start with a thinking block "
+                "(preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include "
+                "thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult "
+                "our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
+            )
+
+
 def _messages(body: dict[str, Any]) -> list[Message]:
     messages: list[Message] = []
     expected: list[str] = []
@@ -79,6 +113,9 @@ def _messages(body: dict[str, Any]) -> list[Message]:
         if expected:
             raise _unanswered(index - 1, expected)
         blocks = [] if isinstance(content, str) else content or []
+        for position, block in enumerate(blocks):
+            if block.get("type") == "thinking" and not signed(block):
+                raise Rejected(f"messages.{index}.content.{position}: Invalid `signature` in `thinking` block")
         calls = tuple(ToolSeen(b["id"], b["name"], b.get("input") or {}) for b in blocks if b.get("type") == "tool_use")
         messages.append(Message("assistant", _text_of(content), calls))
         expected = [c.id for c in calls]
@@ -93,6 +130,8 @@ class AnthropicMessages:
     path = "/v1/messages"
 
     def parse(self, body: dict[str, Any], scenario: str | None) -> Dialogue:
+        if thinking_requested(body):
+            _check_thinking(body)
         choice = body.get("tool_choice") or {}
         mode = choice.get("type", "auto")
         return Dialogue(
@@ -105,7 +144,11 @@ class AnthropicMessages:
         )
 
     def render(self, decision: Decision, body: dict[str, Any], seed: str) -> dict[str, Any]:
-        content: list[dict[str, Any]] = [{"type": "text", "text": decision.text}] if decision.text else []
+        content: list[dict[str, Any]] = []
+        if thinking_requested(body):
+            thought = thinking_text(decision)
+            content.append({"type": "thinking", "thinking": thought, "signature": sign(thought)})
+        content += [{"type": "text", "text": decision.text}] if decision.text else []
         content += [
             {"type": "tool_use", "id": make_id("toolu_sim_", seed, n), "name": call.name, "input": call.arguments}
             for n, call in enumerate(decision.calls)

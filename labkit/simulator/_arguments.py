@@ -23,21 +23,49 @@ _PLACE = re.compile(r"\b(?:in|for|at|and)\s+([A-Z][a-z]+(?:\s[A-Z][a-z]+)*)")
 _TIME_NAMES = {"date", "day", "since", "until", "start", "end", "from", "to", "time", "when", "after", "before"}
 _PLACE_NAMES = {"city", "location", "place", "country", "region", "town"}
 _ZONE_NAMES = {"timezone", "tz", "zone"}
-_IANA = re.compile(r"\b(?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc)/[A-Za-z_]+(?:/[A-Za-z_]+)?")
+_IANA = re.compile(
+    r"\b(?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc)/[A-Za-z_]+(?:/[A-Za-z_]+)?"
+)
 _CLOCK = re.compile(r"\b([01]?\d|2[0-3])[:.]([0-5]\d)\s*(am|pm|a\.m\.|p\.m\.)?(?![\d:])", re.I)
 # The cities a learner is likely to name, each with its IANA zone (a tool wants the zone, a person says the city).
 _CITY_ZONES = {
-    "amsterdam": "Europe/Amsterdam", "bangkok": "Asia/Bangkok", "beijing": "Asia/Shanghai", "berlin": "Europe/Berlin",
-    "cairo": "Africa/Cairo", "chicago": "America/Chicago", "delhi": "Asia/Kolkata", "dubai": "Asia/Dubai",
-    "hangzhou": "Asia/Shanghai", "hong kong": "Asia/Hong_Kong", "istanbul": "Europe/Istanbul",
-    "jakarta": "Asia/Jakarta", "lagos": "Africa/Lagos", "london": "Europe/London", "los angeles": "America/Los_Angeles",
-    "madrid": "Europe/Madrid", "mexico city": "America/Mexico_City", "moscow": "Europe/Moscow",
-    "mumbai": "Asia/Kolkata", "nairobi": "Africa/Nairobi", "new york": "America/New_York", "oslo": "Europe/Oslo",
-    "paris": "Europe/Paris", "rome": "Europe/Rome", "san francisco": "America/Los_Angeles",
-    "sao paulo": "America/Sao_Paulo", "seoul": "Asia/Seoul", "shanghai": "Asia/Shanghai",
-    "singapore": "Asia/Singapore", "stockholm": "Europe/Stockholm", "sydney": "Australia/Sydney",
-    "taipei": "Asia/Taipei", "tokyo": "Asia/Tokyo", "toronto": "America/Toronto", "utc": "UTC",
-    "vancouver": "America/Vancouver", "zurich": "Europe/Zurich",
+    "amsterdam": "Europe/Amsterdam",
+    "bangkok": "Asia/Bangkok",
+    "beijing": "Asia/Shanghai",
+    "berlin": "Europe/Berlin",
+    "cairo": "Africa/Cairo",
+    "chicago": "America/Chicago",
+    "delhi": "Asia/Kolkata",
+    "dubai": "Asia/Dubai",
+    "hangzhou": "Asia/Shanghai",
+    "hong kong": "Asia/Hong_Kong",
+    "istanbul": "Europe/Istanbul",
+    "jakarta": "Asia/Jakarta",
+    "lagos": "Africa/Lagos",
+    "london": "Europe/London",
+    "los angeles": "America/Los_Angeles",
+    "madrid": "Europe/Madrid",
+    "mexico city": "America/Mexico_City",
+    "moscow": "Europe/Moscow",
+    "mumbai": "Asia/Kolkata",
+    "nairobi": "Africa/Nairobi",
+    "new york": "America/New_York",
+    "oslo": "Europe/Oslo",
+    "paris": "Europe/Paris",
+    "rome": "Europe/Rome",
+    "san francisco": "America/Los_Angeles",
+    "sao paulo": "America/Sao_Paulo",
+    "seoul": "Asia/Seoul",
+    "shanghai": "Asia/Shanghai",
+    "singapore": "Asia/Singapore",
+    "stockholm": "Europe/Stockholm",
+    "sydney": "Australia/Sydney",
+    "taipei": "Asia/Taipei",
+    "tokyo": "Asia/Tokyo",
+    "toronto": "America/Toronto",
+    "utc": "UTC",
+    "vancouver": "America/Vancouver",
+    "zurich": "Europe/Zurich",
 }
 _CITY = re.compile(r"\b(" + "|".join(sorted(map(re.escape, _CITY_ZONES), key=len, reverse=True)) + r")\b", re.I)
 _TRUE = {"true", "yes", "on", "1"}
@@ -76,8 +104,11 @@ def _zones(text: str) -> list[tuple[int, str]]:
     """IANA names as written ("Asia/Tokyo"), then known cities outside them ("Tokyo" → "Asia/Tokyo")."""
     found = [(m.start(), m.group()) for m in _IANA.finditer(text)]
     spans = [range(m.start(), m.end()) for m in _IANA.finditer(text)]
-    found += [(m.start(), _CITY_ZONES[m.group().lower()]) for m in _CITY.finditer(text)
-              if not any(m.start() in span for span in spans)]
+    found += [
+        (m.start(), _CITY_ZONES[m.group().lower()])
+        for m in _CITY.finditer(text)
+        if not any(m.start() in span for span in spans)
+    ]
     return found
 
 
@@ -96,8 +127,11 @@ def _named_values(prop: dict[str, Any], text: str) -> list[tuple[int, str]]:
     named = {next(g for g in m.groups() if g) for m in _NAMED_IN_DESCRIPTION.finditer(prop.get("description", ""))}
     if len(named) < 2:
         return []
-    return [(m.start(), value) for value in named
-            for m in re.finditer(rf"(?<![\w\"'`-]){re.escape(value)}(?![\w\"'`-])", text, re.I)]
+    return [
+        (m.start(), value)
+        for value in named
+        for m in re.finditer(rf"(?<![\w\"'`-]){re.escape(value)}(?![\w\"'`-])", text, re.I)
+    ]
 
 
 def _wants_clock(prop: dict[str, Any]) -> bool:
@@ -131,8 +165,11 @@ def candidates(name: str, prop: dict[str, Any], text: str) -> list[tuple[int, An
         found += [(m.start(), m.group().replace(" ", "T")) for m in _ISO.finditer(text)]
     elif types & {"integer", "number"}:
         # "72 hours" is a duration: it fills only a parameter named for its unit (`hours`), never a `limit`.
-        found += [(m.start(), coerce(prop, m.group().split()[0])) for m in _NUMBER.finditer(text)
-                  if not m.group(1) or m.group(1).rstrip("s") in name.lower()]
+        found += [
+            (m.start(), coerce(prop, m.group().split()[0]))
+            for m in _NUMBER.finditer(text)
+            if not m.group(1) or m.group(1).rstrip("s") in name.lower()
+        ]
     elif "boolean" in types:
         found += [
             (m.start(), m.group(1).lower() in _TRUE) for m in re.finditer(rf"{name}\W+(true|false|yes|no)", text, re.I)

@@ -41,7 +41,7 @@ _QUOTE_LIMIT = 160
 
 def _strings(text: str) -> str:
     """The text of a result; JSON (also inside a host's wrapper) is read as its string values, one per line."""
-    inner = text[text.find("{"):text.rfind("}") + 1]
+    inner = text[text.find("{") : text.rfind("}") + 1]
     for candidate in (text, inner):
         try:
             data = json.loads(candidate)
@@ -173,7 +173,11 @@ def obey(dialogue: Dialogue) -> Decision:
             return Decision("", [call], notes)
     if task := _task(dialogue, context, fills):
         notes.append(f"naive: the user's task needs {task.name}")
-        notes += [f"naive: obeying {o.source}: {o.sentence[:_QUOTE_LIMIT]!r}" for o in fills if o.fill and o.fill[0] == task.name]
+        notes += [
+            f"naive: obeying {o.source}: {o.sentence[:_QUOTE_LIMIT]!r}"
+            for o in fills
+            if o.fill and o.fill[0] == task.name
+        ]
         return Decision("", [task], notes)
     for order in from_results:
         if call := _as_call(order, context, notes):

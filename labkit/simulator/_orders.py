@@ -53,8 +53,7 @@ def schema_texts(schema: Any, where: str = "the input schema") -> list[tuple[str
         return [t for i, item in enumerate(schema) for t in schema_texts(item, f"{where}[{i}]")]
     if not isinstance(schema, dict):
         return []
-    return [t for key, value in schema.items() if key not in _STRUCTURE
-            for t in schema_texts(value, f"{where}.{key}")]
+    return [t for key, value in schema.items() if key not in _STRUCTURE for t in schema_texts(value, f"{where}.{key}")]
 
 
 def _value(raw: str) -> Any:

@@ -90,8 +90,9 @@ def _query_named_service(d: Dialogue) -> Decision:
 def _retry_since(d: Dialogue) -> Decision:
     error = _result_of(d, QUERY)
     reason = error.text.splitlines()[0][:160] if error else "no result"
-    return _query(text=_('The tool rejected since="last night" ({reason}). Retrying with an ISO timestamp.').format(
-        reason=reason))(d)
+    return _query(
+        text=_('The tool rejected since="last night" ({reason}). Retrying with an ISO timestamp.').format(reason=reason)
+    )(d)
 
 
 def _call_missing_tool(d: Dialogue) -> Decision:
@@ -101,8 +102,9 @@ def _call_missing_tool(d: Dialogue) -> Decision:
 def _after_unknown_tool(d: Dialogue) -> Decision:
     error = _result_of(d, "query_error_logs")
     reason = error.text.splitlines()[0][:160] if error else "no result"
-    return _query(text=_("`query_error_logs` did not work ({reason}). Using `{tool}` instead.").format(
-        reason=reason, tool=QUERY))(d)
+    return _query(
+        text=_("`query_error_logs` did not work ({reason}). Using `{tool}` instead.").format(reason=reason, tool=QUERY)
+    )(d)
 
 
 def _both_or_query(d: Dialogue) -> Decision:

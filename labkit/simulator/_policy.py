@@ -21,8 +21,12 @@ def decide(dialogue: Dialogue) -> Decision:
     """What the teaching model says next; a pure function, callable directly for benchmarks (notebook 01)."""
     skill_notes: list[str] = []  # why no skill was loaded, when the catalog was considered (notebook 06)
     decision = (
-        _naive(dialogue) or _from_playbook(dialogue) or follow_skill(dialogue, skill_notes) or _after_results(dialogue)
-        or _without_tools(dialogue) or choose_tool(dialogue)
+        _naive(dialogue)
+        or _from_playbook(dialogue)
+        or follow_skill(dialogue, skill_notes)
+        or _after_results(dialogue)
+        or _without_tools(dialogue)
+        or choose_tool(dialogue)
     )
     decision.notes[:0] = skill_notes
     if len(decision.calls) > 1 and not dialogue.parallel:

@@ -109,10 +109,16 @@ def quote_query(outcome: ToolOutcome | None, service: str, since: str) -> str:
     data = json_of(outcome.text)
     total = _find(data, "total", "total_errors") if isinstance(data, dict) else None
     if total is None:
-        return in_words(_("The query"), data) if isinstance(data, (dict, list)) else _(
-            "The query said: {text}").format(text=cut(outcome.text))
-    parts = [_("{service} logged {total} errors since {since}.").format(
-        service=_find(data, "service") or service, total=total, since=_find(data, "since") or since)]
+        return (
+            in_words(_("The query"), data)
+            if isinstance(data, (dict, list))
+            else _("The query said: {text}").format(text=cut(outcome.text))
+        )
+    parts = [
+        _("{service} logged {total} errors since {since}.").format(
+            service=_find(data, "service") or service, total=total, since=_find(data, "since") or since
+        )
+    ]
     peak = _peak(data)
     if peak:
         parts.append(_("The peak was {hour} with {count} errors.").format(hour=peak[0], count=peak[1]))
@@ -131,8 +137,11 @@ def quote_chart(outcome: ToolOutcome | None) -> str:
     data = json_of(outcome.text)
     where = _find(data, "path", "saved_to", "file", "uri", "url") if isinstance(data, dict) else None
     if where is None:
-        return in_words(_("The chart tool"), data) if isinstance(data, (dict, list)) else _(
-            "The chart tool said: {text}").format(text=cut(outcome.text))
+        return (
+            in_words(_("The chart tool"), data)
+            if isinstance(data, (dict, list))
+            else _("The chart tool said: {text}").format(text=cut(outcome.text))
+        )
     if data.get("space"):
         return _("The trend chart was saved to {path} (the {space} space).").format(path=where, space=data["space"])
     return _("The trend chart was saved to {path}.").format(path=where)

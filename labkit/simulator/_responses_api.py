@@ -8,6 +8,7 @@ from ._chat_api import dumps_arguments, loads_arguments, text_of_parts
 from ._dialogue import Choice, Decision, Dialogue, Message, ToolOutcome, ToolSeen, ToolSpec
 from ._errors import Rejected, check_tool_name, openai_error
 from ._stamps import CREATED, MODEL_NAME, make_id, token_count
+from ._thinking import reasoning_requested, thinking_text
 
 __all__ = ["ResponsesAPI"]
 
@@ -71,6 +72,21 @@ class ResponsesAPI:
 
     def __init__(self) -> None:
         self._stored: dict[str, list[dict[str, Any]]] = {}
+        self._reasoning_of: dict[str, str] = {}  # function_call item id -> the reasoning item id it needs
+
+    def _check_reasoning(self, items: list[dict[str, Any]]) -> None:
+        """A function_call this model made while reasoning must come back after its reasoning item."""
+        for position, item in enumerate(items):
+            needed = self._reasoning_of.get(str(item.get("id")))
+            if item.get("type") != "function_call" or needed is None:
+                continue
+            before = {i.get("id") for i in items[:position] if i.get("type") == "reasoning"}
+            if needed not in before:
+                raise Rejected(
+                    f"Item '{item['id']}' of type 'function_call' was provided without its required "
+                    f"'reasoning' item: '{needed}'.",
+                    param="input",
+                )
 
     def _history(self, body: dict[str, Any]) -> list[dict[str, Any]]:
         previous = body.get("previous_response_id")
@@ -92,7 +108,9 @@ class ResponsesAPI:
             )
             for i, t in enumerate(body.get("tools") or [])
         ]
-        messages, system = _dialogue_of(self._history(body))
+        history = self._history(body)
+        self._check_reasoning(history)
+        messages, system = _dialogue_of(history)
         instructions = body.get("instructions") or ""
         return Dialogue(
             messages,
@@ -105,6 +123,10 @@ class ResponsesAPI:
 
     def render(self, decision: Decision, body: dict[str, Any], seed: str) -> dict[str, Any]:
         output: list[dict[str, Any]] = []
+        reasoning_id = make_id("rs_sim_", seed) if reasoning_requested(body) else None
+        if reasoning_id:
+            summary = {"type": "summary_text", "text": thinking_text(decision)}
+            output.append({"type": "reasoning", "id": reasoning_id, "summary": [summary]})
         if decision.text:
             output.append(
                 {
@@ -130,6 +152,8 @@ class ResponsesAPI:
             }
             for n, call in enumerate(decision.calls)
         ]
+        if reasoning_id:
+            self._reasoning_of |= {item["id"]: reasoning_id for item in output if item["type"] == "function_call"}
         response_id = make_id("resp_sim_", seed)
         self._stored[response_id] = self._history(body) + output
         input_tokens, output_tokens = token_count(body), token_count(output)
@@ -151,12 +175,13 @@ class ResponsesAPI:
             "top_p": 1.0,
             "store": True,
             "tool_choice": body.get("tool_choice", "auto"),
+            "reasoning": body.get("reasoning"),
             "tools": body.get("tools", []),
             "usage": {
                 "input_tokens": input_tokens,
                 "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
                 "output_tokens": output_tokens,
-                "output_tokens_details": {"reasoning_tokens": 0},
+                "output_tokens_details": {"reasoning_tokens": token_count(output[0]) if reasoning_id else 0},
                 "total_tokens": input_tokens + output_tokens,
             },
         }

@@ -112,8 +112,12 @@ def choose_tool(dialogue: Dialogue) -> Decision:
         wanted = ", ".join(
             f"`{m}` ({tool.properties.get(m, {}).get('description', _('no description'))})" for m in missing
         )
-        return Decision(_("I could use `{tool}`, {mark} {wanted}. Could you tell me?").format(
-            tool=tool.name, mark=_(ASK_MARK), wanted=wanted), notes=notes)
+        return Decision(
+            _("I could use `{tool}`, {mark} {wanted}. Could you tell me?").format(
+                tool=tool.name, mark=_(ASK_MARK), wanted=wanted
+            ),
+            notes=notes,
+        )
     if missing:
         guessed = {m: guess_value(m, tool.properties.get(m, {})) for m in missing}
         notes.append(f"tool_choice={dialogue.choice.mode} forces a call: guessed {guessed}")
@@ -127,14 +131,19 @@ def _decline(dialogue: Dialogue, writers: list[ToolSpec], notes: list[str]) -> D
     # Quoted without its question mark: a host reads a "?" before the work is done as the model asking back.
     question = (dialogue.user_texts[-1] if dialogue.user_texts else "").strip().rstrip("?!. ")
     if writers:
-        text = _('"{question}" asks to read, and the only matching tools ({tools}) change things, so I will '
-                 "not call them; I cannot answer this with the tools offered.").format(
-            question=question, tools=", ".join(f"`{t.name}`" for t in writers))
+        text = _(
+            '"{question}" asks to read, and the only matching tools ({tools}) change things, so I will '
+            "not call them; I cannot answer this with the tools offered."
+        ).format(question=question, tools=", ".join(f"`{t.name}`" for t in writers))
         return Decision(text, notes=notes, declined=True)
     names = ", ".join(f"`{t.name}`" for t in dialogue.tools)
     vague = [f"`{t.name}`" for t in dialogue.tools if _is_vague(t)]
-    hint = _(" ({tools}: the description is too vague to tell what it does)").format(
-        tools=", ".join(vague)) if vague else ""
-    text = _('None of the available tools ({tools}) seems to match "{question}"{hint}, so I cannot answer '
-             "it.").format(tools=names, question=question, hint=hint)
+    hint = (
+        _(" ({tools}: the description is too vague to tell what it does)").format(tools=", ".join(vague))
+        if vague
+        else ""
+    )
+    text = _('None of the available tools ({tools}) seems to match "{question}"{hint}, so I cannot answer it.').format(
+        tools=names, question=question, hint=hint
+    )
     return Decision(text, notes=notes, declined=True)

@@ -70,8 +70,9 @@ def follow_skill(dialogue: Dialogue, declined: list[str] | None = None) -> Decis
     return _next_step(dialogue, str(call.arguments.get("name")), result.text, history, offered)
 
 
-def _next_step(dialogue: Dialogue, skill: str, body: str, history: list[tuple[ToolSeen, ToolOutcome | None]],
-               offered: list[str]) -> Decision:
+def _next_step(
+    dialogue: Dialogue, skill: str, body: str, history: list[tuple[ToolSeen, ToolOutcome | None]], offered: list[str]
+) -> Decision:
     steps = read_method(body)
     said = " ".join(dialogue.user_texts)
     read = {c.arguments.get("path"): r for c, r in history if c.name == READ and c.arguments.get("skill") == skill}
@@ -88,7 +89,7 @@ def _next_step(dialogue: Dialogue, skill: str, body: str, history: list[tuple[To
             notes.append(f"{where}: read {step.target}")
             return SkillDecision("", [PlannedCall(READ, {"skill": skill, "path": step.target})], notes)
         if step.verb == "ask":
-            wanting = next((s for s in steps[index + 1:] if s.verb in {"call", "prompt"}), None)
+            wanting = next((s for s in steps[index + 1 :] if s.verb in {"call", "prompt"}), None)
             if wanting is not None and _missing(wanting, said, synonyms):
                 notes.append(f"{where}: {', '.join(_missing(wanting, said, synonyms))} not given, so ask")
                 return SkillDecision(step.quote or _("Could you tell me more?"), notes=notes)
@@ -104,24 +105,36 @@ def _next_step(dialogue: Dialogue, skill: str, body: str, history: list[tuple[To
     return SkillDecision(_answer(skill, Step(0, "answer"), steps, history, list(read), said), notes=notes)
 
 
-def _call_step(dialogue: Dialogue, step: Step, where: str, said: str, synonyms: dict[str, str],
-               history: list[tuple[ToolSeen, ToolOutcome | None]], offered: list[str],
-               notes: list[str]) -> Decision | None:
+def _call_step(
+    dialogue: Dialogue,
+    step: Step,
+    where: str,
+    said: str,
+    synonyms: dict[str, str],
+    history: list[tuple[ToolSeen, ToolOutcome | None]],
+    offered: list[str],
+    notes: list[str],
+) -> Decision | None:
     missing = _missing(step, said, synonyms)
     if missing:
         text = _("The method needs {missing} for `{target}`, and the question does not say. Could you tell me?")
-        return SkillDecision(text.format(missing=", ".join(missing), target=step.target),
-                             notes=[*notes, f"{where}: cannot fill {missing}"])
+        return SkillDecision(
+            text.format(missing=", ".join(missing), target=step.target),
+            notes=[*notes, f"{where}: cannot fill {missing}"],
+        )
     sets = _argument_sets(step, said, synonyms)
     if step.verb == "prompt":
         server, _slash, prompt = step.target.partition("/")
-        wanted: list[tuple[str, dict[str, Any]]] = [(PROMPT, {"server": server, "name": prompt, "arguments": a}) for a in sets]
+        wanted: list[tuple[str, dict[str, Any]]] = [
+            (PROMPT, {"server": server, "name": prompt, "arguments": a}) for a in sets
+        ]
     else:
         name = resolve_tool(step.target, offered)
         if name is None:
             text = _("The skill's method calls `{target}`, which the host does not offer, so I cannot follow it.")
-            return SkillDecision(text.format(target=step.target), notes=[*notes, f"{where}: {step.target} not offered"],
-                                 declined=True)
+            return SkillDecision(
+                text.format(target=step.target), notes=[*notes, f"{where}: {step.target} not offered"], declined=True
+            )
         wanted = [(name, a) for a in sets]
     made = [(c.name, c.arguments) for c, _ in history]
     pending = [PlannedCall(n, a) for n, a in wanted if (n, a) not in made]
@@ -186,8 +199,14 @@ def _synonyms(texts: list[str]) -> dict[str, str]:
     return table
 
 
-def _answer(skill: str, step: Step, steps: list[Step], history: list[tuple[ToolSeen, ToolOutcome | None]],
-            read: list[object], question: str) -> str:
+def _answer(
+    skill: str,
+    step: Step,
+    steps: list[Step],
+    history: list[tuple[ToolSeen, ToolOutcome | None]],
+    read: list[object],
+    question: str,
+) -> str:
     """The method's quote filled from each result; without a quote, the results in sentences."""
     tools = {s.target for s in steps if s.verb == "call"}
     lines, unquoted = [], []

@@ -56,14 +56,18 @@ def read_method(body: str) -> list[Step]:
         quote = _QUOTE.search(rest)
         mentions = _MENTIONS.search(rest)
         path = re.search(r"`([^`(]+)`", rest)
-        steps.append(Step(
-            n, verb,
-            target=call.group(1) if call else (path.group(1) if path else ""),
-            arguments=_split_arguments(call.group(2)) if call else {},
-            quote=quote.group(1) if quote else "",
-            mentions=tuple(w.strip() for w in re.split(r",|\bor\b|\band\b", mentions.group(1)) if w.strip())
-            if mentions else (),
-        ))
+        steps.append(
+            Step(
+                n,
+                verb,
+                target=call.group(1) if call else (path.group(1) if path else ""),
+                arguments=_split_arguments(call.group(2)) if call else {},
+                quote=quote.group(1) if quote else "",
+                mentions=tuple(w.strip() for w in re.split(r",|\bor\b|\band\b", mentions.group(1)) if w.strip())
+                if mentions
+                else (),
+            )
+        )
     return steps
 
 

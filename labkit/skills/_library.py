@@ -33,15 +33,20 @@ class SkillLibrary:
         self._skills: dict[str, Skill] = {}
         for skill in skills:
             if skill.name in self._skills:
-                raise ValueError(_("two skills are called {name!r}; skill names must be unique").format(
-                    name=skill.name))
+                raise ValueError(
+                    _("two skills are called {name!r}; skill names must be unique").format(name=skill.name)
+                )
             self._skills[skill.name] = skill
 
     @classmethod
     def from_folders(cls, *roots: str | Path) -> SkillLibrary:
         """Every `<root>/<name>/SKILL.md`, validated; sub-folders without a SKILL.md are skipped (notebook 06)."""
-        found = [load_skill(folder) for root in roots for folder in sorted(Path(root).iterdir())
-                 if (folder / "SKILL.md").is_file()]
+        found = [
+            load_skill(folder)
+            for root in roots
+            for folder in sorted(Path(root).iterdir())
+            if (folder / "SKILL.md").is_file()
+        ]
         return cls(found)
 
     def __iter__(self) -> Iterator[Skill]:
@@ -59,8 +64,11 @@ class SkillLibrary:
 
     def get(self, name: str) -> Skill:
         if name not in self._skills:
-            raise KeyError(_("no skill called {name!r}; the skills are {names}").format(
-                name=name, names=', '.join(self._skills) or 'none'))
+            raise KeyError(
+                _("no skill called {name!r}; the skills are {names}").format(
+                    name=name, names=", ".join(self._skills) or "none"
+                )
+            )
         return self._skills[name]
 
     def with_skill(self, skill: Skill) -> SkillLibrary:
@@ -71,13 +79,14 @@ class SkillLibrary:
         """Tier 1: every skill's name and description, in the Agent Skills guide's XML shape (notebook 06)."""
         entries = "".join(
             f"  <skill>\n    <name>{escape(s.name)}</name>\n    <description>{escape(s.description)}</description>\n"
-            "  </skill>\n" for s in self
+            "  </skill>\n"
+            for s in self
         )
         return f"{CATALOG_INTRO}\n<available_skills>\n{entries}</available_skills>"
 
     def everything(self) -> str:
         """The alternative to progressive loading: every skill's whole SKILL.md in the prompt up front (notebook 06)."""
-        return "\n\n".join(f"<skill name=\"{s.name}\">\n{s.text}</skill>" for s in self)
+        return "\n\n".join(f'<skill name="{s.name}">\n{s.text}</skill>' for s in self)
 
     def read_resource(self, name: str, path: str) -> str:
         """Tier 3: one file of a skill, by its path relative to the skill's folder; never a file outside it.
@@ -88,27 +97,38 @@ class SkillLibrary:
         if skill.folder is None:
             raise ValueError(_("skill {name!r} was not loaded from a folder, so it has no files").format(name=name))
         if not path or Path(path).is_absolute() or "\\" in path or ".." in Path(path).parts:
-            raise ValueError(_("refused {path!r}: give a path inside the skill's folder, such as {_example}").format(
-                path=path, _example=_example(skill)))
+            raise ValueError(
+                _("refused {path!r}: give a path inside the skill's folder, such as {_example}").format(
+                    path=path, _example=_example(skill)
+                )
+            )
         root = skill.folder.resolve()
         target = (root / path).resolve()
         if not target.is_relative_to(root):
-            raise ValueError(_("refused {path!r}: it leads outside the folder of skill {name!r}").format(
-                path=path, name=name))
+            raise ValueError(
+                _("refused {path!r}: it leads outside the folder of skill {name!r}").format(path=path, name=name)
+            )
         if target.relative_to(root).as_posix() not in skill.resources:
             files = ", ".join(skill.resources) or "none"
-            raise ValueError(_("skill {name!r} has no file {path!r}; its files are {files}").format(
-                name=name, path=path, files=files))
+            raise ValueError(
+                _("skill {name!r} has no file {path!r}; its files are {files}").format(
+                    name=name, path=path, files=files
+                )
+            )
         data = target.read_bytes()
         if len(data) > _MAX_RESOURCE_BYTES:
-            raise ValueError(_("refused {path!r}: {n_data} bytes is more than the host's {_MAX_RESOURCE_BYTES}").format(
-                path=path, n_data=len(data), _MAX_RESOURCE_BYTES=_MAX_RESOURCE_BYTES))
+            raise ValueError(
+                _("refused {path!r}: {n_data} bytes is more than the host's {_MAX_RESOURCE_BYTES}").format(
+                    path=path, n_data=len(data), _MAX_RESOURCE_BYTES=_MAX_RESOURCE_BYTES
+                )
+            )
         return data.decode("utf-8", errors="replace")
 
 
 def skill_files(library: SkillLibrary) -> pd.DataFrame:
     """Each skill's files with their size in bytes: SKILL.md first, then the resources (notebook 06)."""
     import pandas as pd
+
     rows = []
     for skill in library:
         rows.append({"skill": skill.name, "file": "SKILL.md", "bytes": len(skill.text.encode())})
@@ -120,4 +140,3 @@ def skill_files(library: SkillLibrary) -> pd.DataFrame:
 
 def _example(skill: Skill) -> str:
     return repr(skill.resources[0]) if skill.resources else "'references/notes.md'"
-

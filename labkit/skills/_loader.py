@@ -41,8 +41,14 @@ class SkillLoader:
     def system_prompt(self, base: str) -> str:
         """`base` followed by the tier-1 catalog; records what the catalog adds to every request."""
         catalog = self.library.catalog()
-        self._record(1, "skill.catalog", "catalog", _("the catalog of {n_library} skill(s) goes into the system prompt").format(
-            n_library=len(self.library)), catalog, "host")
+        self._record(
+            1,
+            "skill.catalog",
+            "catalog",
+            _("the catalog of {n_library} skill(s) goes into the system prompt").format(n_library=len(self.library)),
+            catalog,
+            "host",
+        )
         return f"{base}\n\n{catalog}"
 
     @property
@@ -50,48 +56,86 @@ class SkillLoader:
         """The host-side tools to pass as `Host(..., local_tools=loader.tools)`."""
         names = {"type": "string", "enum": self.library.names, "description": "The skill's name from the catalog."}
         tools = [
-            LocalTool(Tool(
-                name="load_skill",
-                description=("Load a skill's instructions (the body of its SKILL.md) by name. Use it first when the "
-                             "user's task matches a skill's description in the catalog, or the user names a skill. "
-                             "Returns the skill's Markdown body and the list of its files."),
-                input_schema={"type": "object", "properties": {"name": names}, "required": ["name"]},
-                annotations=_READ_ONLY), self._load),
-            LocalTool(Tool(
-                name="read_skill_resource",
-                description=("Read one file of a loaded skill by its path inside the skill's folder, e.g. "
-                             "references/plan-rules.md. Use it only when the skill's method asks for the file. "
-                             "Returns the file's text."),
-                input_schema={"type": "object", "properties": {
-                    "skill": names,
-                    "path": {"type": "string", "description": "Relative path inside the skill, e.g. references/x.md"},
-                }, "required": ["skill", "path"]},
-                annotations=_READ_ONLY), self._read),
+            LocalTool(
+                Tool(
+                    name="load_skill",
+                    description=(
+                        "Load a skill's instructions (the body of its SKILL.md) by name. Use it first when the "
+                        "user's task matches a skill's description in the catalog, or the user names a skill. "
+                        "Returns the skill's Markdown body and the list of its files."
+                    ),
+                    input_schema={"type": "object", "properties": {"name": names}, "required": ["name"]},
+                    annotations=_READ_ONLY,
+                ),
+                self._load,
+            ),
+            LocalTool(
+                Tool(
+                    name="read_skill_resource",
+                    description=(
+                        "Read one file of a loaded skill by its path inside the skill's folder, e.g. "
+                        "references/plan-rules.md. Use it only when the skill's method asks for the file. "
+                        "Returns the file's text."
+                    ),
+                    input_schema={
+                        "type": "object",
+                        "properties": {
+                            "skill": names,
+                            "path": {
+                                "type": "string",
+                                "description": "Relative path inside the skill, e.g. references/x.md",
+                            },
+                        },
+                        "required": ["skill", "path"],
+                    },
+                    annotations=_READ_ONLY,
+                ),
+                self._read,
+            ),
         ]
         if self.ask_server is not None:
-            tools.append(LocalTool(Tool(
-                name="get_skill_prompt",
-                description=("Get a prompt template from a connected MCP server when a loaded skill's method names it "
-                             "as server/prompt. Returns the prompt's text."),
-                input_schema={"type": "object", "properties": {
-                    "server": {"type": "string"}, "name": {"type": "string"},
-                    "arguments": {"type": "object", "additionalProperties": {"type": "string"}},
-                }, "required": ["server", "name"]},
-                annotations=_READ_ONLY), self._prompt))
+            tools.append(
+                LocalTool(
+                    Tool(
+                        name="get_skill_prompt",
+                        description=(
+                            "Get a prompt template from a connected MCP server when a loaded skill's method names it "
+                            "as server/prompt. Returns the prompt's text."
+                        ),
+                        input_schema={
+                            "type": "object",
+                            "properties": {
+                                "server": {"type": "string"},
+                                "name": {"type": "string"},
+                                "arguments": {"type": "object", "additionalProperties": {"type": "string"}},
+                            },
+                            "required": ["server", "name"],
+                        },
+                        annotations=_READ_ONLY,
+                    ),
+                    self._prompt,
+                )
+            )
         return tools
 
     async def _load(self, arguments: dict[str, Any]) -> LocalToolResult:
         name = str(arguments.get("name", ""))
         if name not in self.library:
-            return self._refuse(_("no skill called {name!r}; the catalog lists {names}").format(
-                name=name, names=', '.join(self.library.names)))
+            return self._refuse(
+                _("no skill called {name!r}; the catalog lists {names}").format(
+                    name=name, names=", ".join(self.library.names)
+                )
+            )
         skill = self.library.get(name)
         files = ", ".join(skill.resources) or "none"
-        text = (f"<skill name=\"{name}\">\n{skill.body}\nFiles of this skill (read one with read_skill_resource "
-                f"only when the method asks for it): {files}\n</skill>")
+        text = (
+            f'<skill name="{name}">\n{skill.body}\nFiles of this skill (read one with read_skill_resource '
+            f"only when the method asks for it): {files}\n</skill>"
+        )
         self.loaded.append(name)
-        self._record(2, "skill.load", name, _("loads the body of {name}, as the model asked").format(
-            name=name), text, "model")
+        self._record(
+            2, "skill.load", name, _("loads the body of {name}, as the model asked").format(name=name), text, "model"
+        )
         return LocalToolResult(text)
 
     async def _read(self, arguments: dict[str, Any]) -> LocalToolResult:
@@ -102,29 +146,47 @@ class SkillLoader:
             text = self.library.read_resource(name, path)
         except (KeyError, ValueError) as error:
             return self._refuse(str(error).strip("\"'"))
-        self._record(3, "skill.resource", f"{name}/{path}", _("reads {path} of {name}, as its method asks").format(
-            path=path, name=name), text,
-                     "model")
+        self._record(
+            3,
+            "skill.resource",
+            f"{name}/{path}",
+            _("reads {path} of {name}, as its method asks").format(path=path, name=name),
+            text,
+            "model",
+        )
         return LocalToolResult(text)
 
     async def _prompt(self, arguments: dict[str, Any]) -> LocalToolResult:
         server, name = str(arguments.get("server", "")), str(arguments.get("name", ""))
         named = any(f"{server}/{name}(" in self.library.get(s).body for s in self.loaded)
         if not named:
-            return self._refuse(_("no loaded skill names the prompt {server}/{name}; the host fetches only those").format(
-                server=server, name=name))
+            return self._refuse(
+                _("no loaded skill names the prompt {server}/{name}; the host fetches only those").format(
+                    server=server, name=name
+                )
+            )
         assert self.ask_server is not None  # the tool is offered only with one
         try:
             result = await self.ask_server(server, name, arguments.get("arguments") or {})
         except KeyError:
             return self._refuse(_("the host is not connected to a server called {server!r}").format(server=server))
         except Exception as error:  # noqa: BLE001 - the server's protocol error, shown to the model as a refusal
-            return self._refuse(_("the {server} server refused the prompt {name}: {error}").format(
-                server=server, name=name, error=error))
+            return self._refuse(
+                _("the {server} server refused the prompt {name}: {error}").format(
+                    server=server, name=name, error=error
+                )
+            )
         text = "\n".join(m.content.text for m in result.messages if isinstance(m.content, TextContent))
-        self._record(3, "skill.prompt", f"{server}/{name}", _("gets the {name} prompt from the {server} server, as the "
-                                                              "skill's method asks").format(
-            name=name, server=server), text, "model")
+        self._record(
+            3,
+            "skill.prompt",
+            f"{server}/{name}",
+            _("gets the {name} prompt from the {server} server, as the skill's method asks").format(
+                name=name, server=server
+            ),
+            text,
+            "model",
+        )
         return LocalToolResult(text)
 
     def _refuse(self, reason: str) -> LocalToolResult:
@@ -134,7 +196,16 @@ class SkillLoader:
     def _record(self, tier: int, kind: str, item: str, what: str, text: str, requested_by: str) -> None:
         size, tokens = len(text.encode("utf-8")), estimate_tokens(text)
         self.trace.record(
-            "host", "host", kind, _("tier {tier}: {what} ({size} bytes, ~{tokens} tokens)").format(
-                tier=tier, what=what, size=size, tokens=tokens), name=item,
-            payload={"text": text}, tier=tier, bytes=size, tokens=tokens, requested_by=requested_by,
+            "host",
+            "host",
+            kind,
+            _("tier {tier}: {what} ({size} bytes, ~{tokens} tokens)").format(
+                tier=tier, what=what, size=size, tokens=tokens
+            ),
+            name=item,
+            payload={"text": text},
+            tier=tier,
+            bytes=size,
+            tokens=tokens,
+            requested_by=requested_by,
         )

@@ -62,8 +62,12 @@ class Skill:
     @property
     def front_matter(self) -> dict[str, Any]:
         """The optional fields that are set, next to the two required ones."""
-        optional = {"license": self.license, "compatibility": self.compatibility,
-                    "metadata": self.metadata or None, "allowed-tools": " ".join(self.allowed_tools) or None}
+        optional = {
+            "license": self.license,
+            "compatibility": self.compatibility,
+            "metadata": self.metadata or None,
+            "allowed-tools": " ".join(self.allowed_tools) or None,
+        }
         return {"name": self.name, "description": self.description} | {k: v for k, v in optional.items() if v}
 
 
@@ -76,12 +80,15 @@ def parse_skill(text: str, folder: str) -> Skill:
     """
     match = _FRONT_MATTER.match(text)
     if match is None:
-        raise SkillError(folder, [_("SKILL.md must start with YAML front matter: a '---' line, the fields, a '---' line")])
+        raise SkillError(
+            folder, [_("SKILL.md must start with YAML front matter: a '---' line, the fields, a '---' line")]
+        )
     try:
         data = yaml.safe_load(match.group(1))
     except yaml.YAMLError as error:
-        raise SkillError(folder, [_("the front matter is not valid YAML: {_first_line}").format(
-            _first_line=_first_line(error))]) from None
+        raise SkillError(
+            folder, [_("the front matter is not valid YAML: {_first_line}").format(_first_line=_first_line(error))]
+        ) from None
     if not isinstance(data, dict):
         raise SkillError(folder, [_("the front matter must be a YAML mapping of fields, such as 'name: my-skill'")])
     problems = _unknown_fields(data) + _name_problems(data, folder) + _description_problems(data)
@@ -90,8 +97,13 @@ def parse_skill(text: str, folder: str) -> Skill:
         raise SkillError(folder, problems)
     tools = data.get("allowed-tools") or ()
     return Skill(
-        name=data["name"], description=data["description"].strip(), body=match.group(2).strip("\n") + "\n", text=text,
-        license=data.get("license"), compatibility=data.get("compatibility"), metadata=dict(data.get("metadata") or {}),
+        name=data["name"],
+        description=data["description"].strip(),
+        body=match.group(2).strip("\n") + "\n",
+        text=text,
+        license=data.get("license"),
+        compatibility=data.get("compatibility"),
+        metadata=dict(data.get("metadata") or {}),
         allowed_tools=tuple(tools.split() if isinstance(tools, str) else tools),
     )
 
@@ -104,7 +116,8 @@ def load_skill(folder: str | Path) -> Skill:
         raise SkillError(folder.name, [_("the folder has no SKILL.md")])
     skill = parse_skill(source.read_text(encoding="utf-8"), folder.name)
     resources = sorted(
-        p.relative_to(folder).as_posix() for p in folder.rglob("*")
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
         if p.is_file() and p != source and "__pycache__" not in p.parts
     )
     return Skill(**{**skill.__dict__, "folder": folder, "resources": tuple(resources)})
@@ -112,8 +125,15 @@ def load_skill(folder: str | Path) -> Skill:
 
 def _unknown_fields(data: dict[str, Any]) -> list[str]:
     unknown = sorted(str(k) for k in data if k not in FIELDS)
-    return [_("unknown front-matter field(s) {unknown}; the fields are {FIELDS} (put your own keys under "
-              "'metadata')").format(unknown=', '.join(unknown), FIELDS=', '.join(FIELDS))] if unknown else []
+    return (
+        [
+            _(
+                "unknown front-matter field(s) {unknown}; the fields are {FIELDS} (put your own keys under 'metadata')"
+            ).format(unknown=", ".join(unknown), FIELDS=", ".join(FIELDS))
+        ]
+        if unknown
+        else []
+    )
 
 
 def _name_problems(data: dict[str, Any], folder: str) -> list[str]:
@@ -124,22 +144,34 @@ def _name_problems(data: dict[str, Any], folder: str) -> list[str]:
         return [_("'name' must be a non-empty string, not {name!r}").format(name=name)]
     problems = []
     if len(name) > MAX_NAME:
-        problems.append(_("'name' has {n_name} characters; at most {MAX_NAME} are allowed").format(
-            n_name=len(name), MAX_NAME=MAX_NAME))
+        problems.append(
+            _("'name' has {n_name} characters; at most {MAX_NAME} are allowed").format(
+                n_name=len(name), MAX_NAME=MAX_NAME
+            )
+        )
     if name != name.lower():
-        problems.append(_("'name' {name!r} has capital letters; use lowercase, e.g. {lower!r}").format(
-            name=name, lower=name.lower()))
+        problems.append(
+            _("'name' {name!r} has capital letters; use lowercase, e.g. {lower!r}").format(
+                name=name, lower=name.lower()
+            )
+        )
     if not _NAME_CHARS.fullmatch(name.lower()):
         bad = sorted({c for c in name.lower() if not _NAME_CHARS.fullmatch(c)})
-        problems.append(_("'name' {name!r} contains {characters}; only a-z, 0-9 and '-' are allowed").format(
-            name=name, characters=', '.join(map(repr, bad))))
+        problems.append(
+            _("'name' {name!r} contains {characters}; only a-z, 0-9 and '-' are allowed").format(
+                name=name, characters=", ".join(map(repr, bad))
+            )
+        )
     if name.startswith("-") or name.endswith("-"):
         problems.append(_("'name' {name!r} must not start or end with a hyphen").format(name=name))
     if "--" in name:
         problems.append(_("'name' {name!r} must not contain two hyphens in a row").format(name=name))
     if name != folder:
-        problems.append(_("'name' {name!r} does not match the folder name {folder!r}; they must be equal").format(
-            name=name, folder=folder))
+        problems.append(
+            _("'name' {name!r} does not match the folder name {folder!r}; they must be equal").format(
+                name=name, folder=folder
+            )
+        )
     return problems
 
 
@@ -150,8 +182,11 @@ def _description_problems(data: dict[str, Any]) -> list[str]:
     if not isinstance(description, str) or not description.strip():
         return [_("'description' must be a non-empty string: say what the skill does and when to use it")]
     if len(description) > MAX_DESCRIPTION:
-        return [_("'description' has {n_description} characters; at most {MAX_DESCRIPTION} are allowed").format(
-            n_description=len(description), MAX_DESCRIPTION=MAX_DESCRIPTION)]
+        return [
+            _("'description' has {n_description} characters; at most {MAX_DESCRIPTION} are allowed").format(
+                n_description=len(description), MAX_DESCRIPTION=MAX_DESCRIPTION
+            )
+        ]
     return []
 
 
@@ -161,8 +196,11 @@ def _optional_problems(data: dict[str, Any]) -> list[str]:
         problems.append(_("'license' must be a string, e.g. 'MIT' or 'LICENSE.txt'"))
     compatibility = data.get("compatibility", "")
     if "compatibility" in data and not (isinstance(compatibility, str) and 0 < len(compatibility) <= MAX_COMPATIBILITY):
-        problems.append(_("'compatibility' must be a string of 1 to {MAX_COMPATIBILITY} characters").format(
-            MAX_COMPATIBILITY=MAX_COMPATIBILITY))
+        problems.append(
+            _("'compatibility' must be a string of 1 to {MAX_COMPATIBILITY} characters").format(
+                MAX_COMPATIBILITY=MAX_COMPATIBILITY
+            )
+        )
     metadata = data.get("metadata")
     if "metadata" in data and not (
         isinstance(metadata, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())

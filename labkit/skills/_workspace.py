@@ -31,21 +31,38 @@ def check_python_source(source: str) -> list[dict[str, Any]]:
         return [_finding(error.lineno or 0, "high", "syntax-error", str(error.msg))]
     found = []
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
-        n.value.id for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+        n.value.id for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+    }
     for node in ast.walk(tree):
         if isinstance(node, ast.ExceptHandler) and node.type is None:
-            found.append(_finding(node.lineno, "high", "bare-except", "bare `except:` hides every error; name the "
-                                  "exceptions you expect"))
+            found.append(
+                _finding(
+                    node.lineno,
+                    "high",
+                    "bare-except",
+                    "bare `except:` hides every error; name the exceptions you expect",
+                )
+            )
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
                 if isinstance(default, (ast.List, ast.Dict, ast.Set)):
-                    found.append(_finding(default.lineno, "high", "mutable-default", f"`{node.name}` has a mutable "
-                                          "default argument, shared by every call; default to None"))
+                    found.append(
+                        _finding(
+                            default.lineno,
+                            "high",
+                            "mutable-default",
+                            f"`{node.name}` has a mutable default argument, shared by every call; default to None",
+                        )
+                    )
             if not node.name.startswith("_") and ast.get_docstring(node) is None:
-                found.append(_finding(node.lineno, "low", "missing-docstring",
-                                      f"public `{node.name}` has no docstring"))
-        elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops) and any(
-                isinstance(c, ast.Constant) and c.value is None for c in node.comparators):
+                found.append(
+                    _finding(node.lineno, "low", "missing-docstring", f"public `{node.name}` has no docstring")
+                )
+        elif (
+            isinstance(node, ast.Compare)
+            and any(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops)
+            and any(isinstance(c, ast.Constant) and c.value is None for c in node.comparators)
+        ):
             found.append(_finding(node.lineno, "low", "compare-to-none", "compare with `is None`, not `== None`"))
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
@@ -81,19 +98,37 @@ def workspace_tools(root: str | Path) -> list[LocalTool]:
         except (OSError, ValueError) as error:
             return LocalToolResult(f"Error: {error}", is_error=True)
         summary = "; ".join(f"line {f['line']} {f['severity']} {f['rule']}" for f in findings) or "no findings"
-        return LocalToolResult(json.dumps({"path": arguments["path"], "count": len(findings), "summary": summary,
-                                           "findings": findings}))
+        return LocalToolResult(
+            json.dumps({"path": arguments["path"], "count": len(findings), "summary": summary, "findings": findings})
+        )
 
     schema = {"type": "object", "properties": {"path": _PATH}, "required": ["path"]}
     return [
-        LocalTool(Tool(name="read_file", description=(
-            "Read a text file of the workspace. Use it to see code before reviewing it. Read-only. "
-            "Returns JSON with path, lines and text."), input_schema=schema, annotations=_READ_ONLY), read_file),
-        LocalTool(Tool(name="check_python", description=(
-            "Run a static check on a Python file of the workspace: syntax, bare except, mutable defaults, "
-            "== None, unused imports, missing docstrings. Read-only. Returns JSON with count, summary and "
-            "findings (line, severity, rule, message), most severe first."), input_schema=schema,
-            annotations=_READ_ONLY), check_python),
+        LocalTool(
+            Tool(
+                name="read_file",
+                description=(
+                    "Read a text file of the workspace. Use it to see code before reviewing it. Read-only. "
+                    "Returns JSON with path, lines and text."
+                ),
+                input_schema=schema,
+                annotations=_READ_ONLY,
+            ),
+            read_file,
+        ),
+        LocalTool(
+            Tool(
+                name="check_python",
+                description=(
+                    "Run a static check on a Python file of the workspace: syntax, bare except, mutable defaults, "
+                    "== None, unused imports, missing docstrings. Read-only. Returns JSON with count, summary and "
+                    "findings (line, severity, rule, message), most severe first."
+                ),
+                input_schema=schema,
+                annotations=_READ_ONLY,
+            ),
+            check_python,
+        ),
     ]
 
 

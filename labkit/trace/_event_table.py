@@ -32,8 +32,10 @@ class EventTable(pd.DataFrame):
         columns = ["round", _("from → to"), *(c for c in self.columns if c not in ("round", "from", "to"))]
         head = "".join(f"<th>{html.escape(c)}</th>" for c in ["seq", *columns])
         body = "".join(f"<tr><th>{seq}</th>{self._cells(row)}</tr>" for seq, row in self.iterrows())
-        return (f"{_TABLE_STYLE}<table class='dataframe labkit-events'><thead><tr>{head}</tr></thead>"
-                f"<tbody>{body}</tbody></table><p>{_('{n} events').format(n=len(self))}</p>")
+        return (
+            f"{_TABLE_STYLE}<table class='dataframe labkit-events'><thead><tr>{head}</tr></thead>"
+            f"<tbody>{body}</tbody></table><p>{_('{n} events').format(n=len(self))}</p>"
+        )
 
     @staticmethod
     def _cells(row: pd.Series) -> str:
@@ -44,6 +46,6 @@ class EventTable(pd.DataFrame):
                 continue
             text = html.escape(str(value))
             if column == "id" and len(text) > _SHORT_ID:
-                text = f"<span title='{text}'>{text[:_SHORT_ID - 1]}…</span>"
+                text = f"<span title='{text}'>{text[: _SHORT_ID - 1]}…</span>"
             cells.append(f"<td class='{column}'>{text}</td>")
         return "".join(cells)

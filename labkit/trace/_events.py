@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 __all__ = ["ACTORS", "LARGE_TEXT", "Actor", "Event", "Trace", "by_reference"]
 
-Actor = Literal["user", "host", "model", "client", "server", "system"]
-ACTORS: tuple[Actor, ...] = ("user", "host", "model", "client", "server", "system")
+Actor = Literal["user", "host", "model", "client", "server", "system", "auth"]
+ACTORS: tuple[Actor, ...] = ("user", "host", "model", "client", "server", "system", "auth")
 _REPLY_SUFFIXES = (".response", ".error", ".result", ".answer", ".closed")
 
 
@@ -162,7 +162,9 @@ def by_reference(payload: Any, path: str = "") -> tuple[Any, list[dict[str, Any]
             return payload, []
         data = payload.encode("utf-8", "surrogatepass")
         ref: dict[str, Any] = {"path": path, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
-        stand_in = f"{payload[:_HEAD]}… [{ref['bytes']:,} bytes in all, kept by reference: sha256 {ref['sha256'][:16]}…]"
+        stand_in = (
+            f"{payload[:_HEAD]}… [{ref['bytes']:,} bytes in all, kept by reference: sha256 {ref['sha256'][:16]}…]"
+        )
         return stand_in, [ref]
     refs: list[dict[str, Any]] = []
     if isinstance(payload, dict):

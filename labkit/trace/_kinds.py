@@ -24,6 +24,7 @@ class Kind(StrEnum):
     HOST_STOP = "host.stop"
     HOST_ERROR = "host.error"
     HOST_RESTART = "host.restart"
+    HOST_UNAVAILABLE = "host.unavailable"
     HOST_TRUNCATE = "host.truncate"
     HOST_NOTE = "host.note"
     HOST_APPROVAL = "host.approval"
@@ -53,7 +54,10 @@ class Kind(StrEnum):
     SERVER_QUERY = "server.query"
     SERVER_RENDER = "server.render"
     SERVER_RECEIVED = "server.received"
+    SERVER_STDERR = "server.stderr"
     SYSTEM_ANSWER = "system.answer"
+    AUTH_CONSENT = "auth.consent"
+    AUTH_REDIRECT = "auth.redirect"
 
 
 _MEANINGS: dict[Kind, str] = {
@@ -68,6 +72,7 @@ _MEANINGS: dict[Kind, str] = {
     Kind.HOST_STOP: N_("the host stops the run without delivering"),
     Kind.HOST_ERROR: N_("a protocol error, timeout or crash the host handled"),
     Kind.HOST_RESTART: N_("the host restarts a server that stopped"),
+    Kind.HOST_UNAVAILABLE: N_("a server could not be started; the host goes on without it"),
     Kind.HOST_TRUNCATE: N_("the host cut a result that was too long"),
     Kind.HOST_NOTE: N_("a note the host or a lesson adds to the story"),
     Kind.HOST_APPROVAL: N_("a person is asked to approve a call"),
@@ -97,7 +102,10 @@ _MEANINGS: dict[Kind, str] = {
     Kind.SERVER_QUERY: N_("what a server asked its business system"),
     Kind.SERVER_RENDER: N_("a server drew a chart"),
     Kind.SERVER_RECEIVED: N_("what an untrusted server received (ground truth)"),
+    Kind.SERVER_STDERR: N_("what a server wrote to its stderr during a failed call: shown to you, never to the model"),
     Kind.SYSTEM_ANSWER: N_("the business system's answer"),
+    Kind.AUTH_CONSENT: N_("the user's browser on the authorization server's consent page"),
+    Kind.AUTH_REDIRECT: N_("the authorization server sends the browser back to the host, with a code or a refusal"),
 }
 
 

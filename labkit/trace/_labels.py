@@ -15,6 +15,7 @@ ACTOR_LABELS = {  # English; drawn through _() in the learner's language
     "client": N_("MCP client"),
     "server": N_("MCP server"),
     "system": N_("Business system"),
+    "auth": N_("Authorization server"),
 }
 # Columns per line (a Chinese character takes two) and lines per arrow label: six actors then fit a notebook
 # cell at labels >= 11 px, in either language.

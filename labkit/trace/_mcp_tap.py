@@ -12,6 +12,8 @@ import anyio
 from mcp.client._transport import Transport, TransportStreams
 from mcp.shared.message import SessionMessage
 
+from labkit._i18n import _
+
 from ._events import Actor, Trace, by_reference
 from ._summaries import frame_kind, summarise_frame
 
@@ -34,8 +36,18 @@ class TappedTransport:
     those events are recorded just before the server's next frame, which they preceded.
     """
 
-    def __init__(self, inner: Transport, trace: Trace, *, server: str, server_events: Path | None = None) -> None:
+    def __init__(
+        self,
+        inner: Transport,
+        trace: Trace,
+        *,
+        server: str,
+        server_events: Path | None = None,
+        made_up: dict[Any, int] | None = None,
+    ) -> None:
         self._inner = inner
+        self.made_up = made_up if made_up is not None else {}
+        """Request ids whose error reply the SDK's client makes up itself (from an HTTP status), not the server."""
         self.trace = trace
         self.server = server
         self.server_events = server_events
@@ -89,6 +101,13 @@ class TappedTransport:
         src: Actor = "client" if outgoing else "server"
         dst: Actor = "server" if outgoing else "client"
         summary = summarise_frame(payload, method)
+        made_up = self.made_up.pop(frame_id, None) if kind == "jsonrpc.error" and not outgoing else None
+        if made_up is not None:
+            # The server sent HTTP, not this JSON-RPC error: the SDK's client wrote it, so it is the client's frame.
+            src = "client"
+            summary = _(
+                "{summary} (made up by the SDK's client from HTTP {status}; the server sent no JSON-RPC)"
+            ).format(summary=summary, status=made_up)
         kept, refs = by_reference(payload)  # a 64 MiB result is not held twice (the SDK has it)
         self.trace.record(
             src,
@@ -102,6 +121,7 @@ class TappedTransport:
             era=self.era,
             method=method,
             payload_refs=refs or None,
+            **({"made_up_from": made_up} if made_up is not None else {}),
         )
 
     def record_server_events(self) -> None:
@@ -131,12 +151,20 @@ class TappedTransport:
             item = json.loads(line)
             if not _own_report(item):
                 # Attributed by the channel it came on: the file is this server's, whatever the line claims.
-                self.record_failure("tap.forged", f"{self.server} reported an event as {item.get('src')!r} → "
-                                    f"{item.get('dst')!r} {item.get('kind')!r}; a server reports only its own work")
+                self.record_failure(
+                    "tap.forged",
+                    f"{self.server} reported an event as {item.get('src')!r} → "
+                    f"{item.get('dst')!r} {item.get('kind')!r}; a server reports only its own work",
+                )
                 continue
             self.trace.record(
-                item["src"], item["dst"], item["kind"], item["summary"],
-                payload=item.get("payload"), server=self.server, era=self.era,
+                item["src"],
+                item["dst"],
+                item["kind"],
+                item["summary"],
+                payload=item.get("payload"),
+                server=self.server,
+                era=self.era,
             )
 
     def record_failure(self, what: str, detail: str) -> None:
@@ -222,5 +250,9 @@ _REPORTERS = ("server", "system")
 def _own_report(item: dict[str, Any]) -> bool:
     """A server's report names only the server and its systems, and a `server.*` or `system.*` kind."""
     kind = str(item.get("kind", ""))
-    return (item.get("src") in _REPORTERS and item.get("dst") in _REPORTERS
-            and kind.split(".", 1)[0] in _REPORTERS and isinstance(item.get("summary"), str))
+    return (
+        item.get("src") in _REPORTERS
+        and item.get("dst") in _REPORTERS
+        and kind.split(".", 1)[0] in _REPORTERS
+        and isinstance(item.get("summary"), str)
+    )

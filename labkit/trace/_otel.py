@@ -28,8 +28,12 @@ def export_otlp(trace: Trace, endpoint: str, *, headers: dict[str, str] | None =
 
     Jaeger, Arize Phoenix and Langfuse accept OTLP/HTTP; the SDK's own exporter sends the protobuf.
     """
-    send(_spans(trace, options.get("start_unix_nano"), options.get("salt", "")), service=AGENT_NAME,
-         endpoint=endpoint, headers=headers)
+    send(
+        _spans(trace, options.get("start_unix_nano"), options.get("salt", "")),
+        service=AGENT_NAME,
+        endpoint=endpoint,
+        headers=headers,
+    )
 
 
 def _spans(trace: Trace, start_unix_nano: int | None, salt: str) -> list[Any]:
@@ -49,12 +53,20 @@ def _spans(trace: Trace, start_unix_nano: int | None, salt: str) -> list[Any]:
     model = next((_body(e).get("model") for e in events if e.kind == "model.request"), None)
     provider = next((_PROVIDERS.get(e.name or "") for e in events if e.kind == "model.request"), None)
     root = _span(trace_id, "root", f"invoke_agent {AGENT_NAME}", _INTERNAL, events[0] if events else None, None, "")
-    root["attributes"] = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": AGENT_NAME,
-                          "gen_ai.provider.name": provider, "gen_ai.system": provider,  # the older name too
-                          "gen_ai.request.model": model, "labkit.events": len(events)}
+    root["attributes"] = {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": AGENT_NAME,
+        "gen_ai.provider.name": provider,
+        "gen_ai.system": provider,  # the older name too
+        "gen_ai.request.model": model,
+        "labkit.events": len(events),
+    }
     transports = {e.meta.get("server"): "tcp" for e in events if e.meta.get("layer") == "http"}
-    sessions = {e.meta.get("server"): e.payload["headers"]["mcp-session-id"] for e in events
-                if e.kind == "http.response" and "mcp-session-id" in ((e.payload or {}).get("headers") or {})}
+    sessions = {
+        e.meta.get("server"): e.payload["headers"]["mcp-session-id"]
+        for e in events
+        if e.kind == "http.response" and "mcp-session-id" in ((e.payload or {}).get("headers") or {})
+    }
     spans: list[dict[str, Any]] = []
     asked: dict[tuple[Any, str, Any], tuple[Event, Any]] = {}
     chats: list[Event] = []
@@ -135,14 +147,23 @@ def _chat_span(trace_id: str, request: Event, reply: Event | None) -> dict[str, 
     span = _span(trace_id, request.seq, f"chat {asked.get('model', '')}".strip(), _CLIENT, request, reply, None)
     provider = _PROVIDERS.get(request.name or "")
     usage = answer.get("usage") or {}
-    reasons = [answer["stop_reason"]] if answer.get("stop_reason") else (
-        [c.get("finish_reason") for c in answer.get("choices", [])] or ([answer["status"]] if "status" in answer else []))
+    reasons = (
+        [answer["stop_reason"]]
+        if answer.get("stop_reason")
+        else (
+            [c.get("finish_reason") for c in answer.get("choices", [])]
+            or ([answer["status"]] if "status" in answer else [])
+        )
+    )
     status = reply.meta.get("status") if reply is not None else None
     span["attributes"] = {
-        "gen_ai.operation.name": "chat", "gen_ai.provider.name": provider, "gen_ai.system": provider,
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": provider,
+        "gen_ai.system": provider,
         "gen_ai.request.model": asked.get("model"),
         "gen_ai.request.max_tokens": asked.get("max_tokens") or asked.get("max_output_tokens"),
-        "gen_ai.response.id": answer.get("id"), "gen_ai.response.model": answer.get("model"),
+        "gen_ai.response.id": answer.get("id"),
+        "gen_ai.response.model": answer.get("model"),
         "gen_ai.response.finish_reasons": reasons or None,
         "gen_ai.usage.input_tokens": usage.get("input_tokens", usage.get("prompt_tokens")),
         "gen_ai.usage.output_tokens": usage.get("output_tokens", usage.get("completion_tokens")),
@@ -158,26 +179,48 @@ def _chat_span(trace_id: str, request: Event, reply: Event | None) -> dict[str, 
     return span
 
 
-def _span(trace_id: str, key: Any, name: str, kind: int, first: Event | None, last: Event | None,
-          parent: str | None) -> dict[str, Any]:
+def _span(
+    trace_id: str, key: Any, name: str, kind: int, first: Event | None, last: Event | None, parent: str | None
+) -> dict[str, Any]:
     first_seq = first.seq if first else 0
-    return {"traceId": trace_id, "spanId": _hash(trace_id, str(key))[:16], "parentSpanId": parent, "name": name,
-            "kind": kind, "_first": first_seq, "_last": last.seq if last else first_seq,
-            "attributes": {}, "events": [], "status": None}
+    return {
+        "traceId": trace_id,
+        "spanId": _hash(trace_id, str(key))[:16],
+        "parentSpanId": parent,
+        "name": name,
+        "kind": kind,
+        "_first": first_seq,
+        "_last": last.seq if last else first_seq,
+        "attributes": {},
+        "events": [],
+        "status": None,
+    }
 
 
 def _innermost(spans: list[dict[str, Any]], seq: int, server: Any, root: dict[str, Any]) -> dict[str, Any]:
     """The latest-opened span that is still open at `seq` (same server, if the event has one)."""
-    around = [s for s in spans if s["_first"] < seq < s["_last"]
-              and (server is None or s["attributes"].get("labkit.server") == server)]
+    around = [
+        s
+        for s in spans
+        if s["_first"] < seq < s["_last"] and (server is None or s["attributes"].get("labkit.server") == server)
+    ]
     return max(around, key=lambda s: s["_first"], default=root)
 
 
 def _span_event(e: Event) -> dict[str, Any]:
-    return {"_seq": e.seq, "name": e.kind, "attributes": {
-        "labkit.seq": e.seq, "labkit.src": e.src, "labkit.dst": e.dst, "labkit.summary": e.summary,
-        "labkit.server": e.meta.get("server"), "gen_ai.tool.name": e.name if e.kind.startswith("host.") else None,
-        "http.response.status_code": e.meta.get("status") if e.kind == "http.response" else None}}
+    return {
+        "_seq": e.seq,
+        "name": e.kind,
+        "attributes": {
+            "labkit.seq": e.seq,
+            "labkit.src": e.src,
+            "labkit.dst": e.dst,
+            "labkit.summary": e.summary,
+            "labkit.server": e.meta.get("server"),
+            "gen_ai.tool.name": e.name if e.kind.startswith("host.") else None,
+            "http.response.status_code": e.meta.get("status") if e.kind == "http.response" else None,
+        },
+    }
 
 
 def _finish(span: dict[str, Any], base: int, events: list[Event]) -> dict[str, Any]:
@@ -187,8 +230,10 @@ def _finish(span: dict[str, Any], base: int, events: list[Event]) -> dict[str, A
     span["start"] = at.get(first, base)
     span["end"] = at.get(last, at.get(first, base))
     span["attributes"] = _attributes(span["attributes"])
-    span["events"] = [{"time": at.get(ev.pop("_seq"), base), "name": ev["name"],
-                       "attributes": _attributes(ev["attributes"])} for ev in span["events"]]
+    span["events"] = [
+        {"time": at.get(ev.pop("_seq"), base), "name": ev["name"], "attributes": _attributes(ev["attributes"])}
+        for ev in span["events"]
+    ]
     return span
 
 
@@ -199,8 +244,11 @@ def _fail(span: dict[str, Any], error_type: str, message: str, *, code: str | No
 
 
 def _attributes(values: dict[str, Any]) -> dict[str, Any]:
-    return {k: v if isinstance(v, (bool, int, float, str, list, tuple)) else json.dumps(v, ensure_ascii=False)
-            for k, v in values.items() if v is not None}
+    return {
+        k: v if isinstance(v, (bool, int, float, str, list, tuple)) else json.dumps(v, ensure_ascii=False)
+        for k, v in values.items()
+        if v is not None
+    }
 
 
 def _body(e: Event | None) -> dict[str, Any]:

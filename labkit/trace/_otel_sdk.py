@@ -49,8 +49,13 @@ def emit(planned: Sequence[dict[str, Any]], *, service: str) -> list[Any]:
     for plan in planned:
         parent = made.get(plan.get("parentSpanId") or "")
         context = api.set_span_in_context(parent) if parent is not None else None
-        span = tracer.start_span(plan["name"], context=context, kind=getattr(api.SpanKind, _KINDS[plan["kind"]]),
-                                 attributes=plan["attributes"], start_time=plan["start"])
+        span = tracer.start_span(
+            plan["name"],
+            context=context,
+            kind=getattr(api.SpanKind, _KINDS[plan["kind"]]),
+            attributes=plan["attributes"],
+            start_time=plan["start"],
+        )
         for event in plan["events"]:
             span.add_event(event["name"], event["attributes"], timestamp=event["time"])
         if plan["status"] is not None:
@@ -70,9 +75,14 @@ def encode_json(spans: Sequence[Any], *, service: str) -> dict[str, Any]:
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
     if not spans:
-        return {"resourceSpans": [{"resource": {"attributes": [{"key": "service.name",
-                                                                "value": {"stringValue": service}}]},
-                                   "scopeSpans": [{"scope": {"name": _SCOPE}, "spans": []}]}]}
+        return {
+            "resourceSpans": [
+                {
+                    "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": service}}]},
+                    "scopeSpans": [{"scope": {"name": _SCOPE}, "spans": []}],
+                }
+            ]
+        }
     document = MessageToDict(encode_spans(spans), use_integers_for_enums=True)
     for resource in document["resourceSpans"]:
         for scope in resource["scopeSpans"]:

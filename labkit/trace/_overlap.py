@@ -29,14 +29,17 @@ def call_spans(trace: Trace | Iterable[Event]) -> list[CallSpan]:
     """Every tools/call whose response was recorded, paired by server and JSON-RPC id, as sent (notebook 08)."""
     events = list(trace)
     sent = {
-        (e.meta.get("server"), e.ref): e for e in events
+        (e.meta.get("server"), e.ref): e
+        for e in events
         if e.kind == "jsonrpc.request" and (e.payload or {}).get("method") == "tools/call"
     }
     spans = []
     for reply in events:
         request = sent.get((reply.meta.get("server"), reply.ref)) if reply.kind == "jsonrpc.response" else None
         if request is not None:
-            spans.append(CallSpan(request.round, str(request.meta.get("server")), str(request.name), request.t, reply.t))
+            spans.append(
+                CallSpan(request.round, str(request.meta.get("server")), str(request.name), request.t, reply.t)
+            )
     return sorted(spans, key=lambda span: span.sent)
 
 
@@ -50,8 +53,10 @@ def overlap_saving(spans: Iterable[CallSpan]) -> dict[int, float]:
     by_round: dict[int, list[CallSpan]] = {}
     for span in spans:
         by_round.setdefault(span.round, []).append(span)
-    return {round_no: sum(s.seconds for s in group) - covered((s.sent, s.answered) for s in group)
-            for round_no, group in by_round.items()}
+    return {
+        round_no: sum(s.seconds for s in group) - covered((s.sent, s.answered) for s in group)
+        for round_no, group in by_round.items()
+    }
 
 
 def covered(intervals: Iterable[tuple[float, float]]) -> float:

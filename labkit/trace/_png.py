@@ -26,6 +26,7 @@ _COLORS = {
     "client": "#8172b2",
     "server": "#ccb974",
     "system": "#64b5cd",
+    "auth": "#8c8c8c",
 }
 
 
@@ -63,8 +64,17 @@ def png_bytes(events: list[Event], *, dpi: int = 80, colors: int | None = None) 
         ax.axis("off")
         for actor, x in column.items():
             ax.plot([x, x], [0.4, -len(events) - 0.5], color=_COLORS[actor], lw=1, ls=":")
-            ax.text(x, 0.75, _(ACTOR_LABELS[actor]), ha="center", va="center", fontsize=10, color="white",
-                    fontweight="bold", bbox={"boxstyle": "round", "fc": _COLORS[actor], "ec": "none"})
+            ax.text(
+                x,
+                0.75,
+                _(ACTOR_LABELS[actor]),
+                ha="center",
+                va="center",
+                fontsize=10,
+                color="white",
+                fontweight="bold",
+                bbox={"boxstyle": "round", "fc": _COLORS[actor], "ec": "none"},
+            )
         for row, event in enumerate(events, start=1):
             _draw_event(ax, event, -row, column)
         fig.tight_layout()
@@ -93,10 +103,21 @@ def _draw_event(ax: Any, event: Event, y: float, column: Mapping[Actor, float]) 
     label = "\n".join(diagram_label(f"[{event.seq}] {event.summary}"))
     x0, x1 = column[event.src], column[event.dst]
     if x0 == x1:
-        ax.text(x0, y + 0.4, label, ha="center", va="center", fontsize=10,  # in the band an arrow label uses
-                bbox={"boxstyle": "square", "fc": "#fff8dc", "ec": "#999999", "lw": 0.5})
+        ax.text(
+            x0,
+            y + 0.4,
+            label,
+            ha="center",
+            va="center",
+            fontsize=10,  # in the band an arrow label uses
+            bbox={"boxstyle": "square", "fc": "#fff8dc", "ec": "#999999", "lw": 0.5},
+        )
         return
     style = "--" if event.is_reply else "-"
-    ax.annotate("", xy=(x1, y), xytext=(x0, y),
-                arrowprops={"arrowstyle": "-|>", "ls": style, "color": _COLORS[event.src], "lw": 1})
+    ax.annotate(
+        "",
+        xy=(x1, y),
+        xytext=(x0, y),
+        arrowprops={"arrowstyle": "-|>", "ls": style, "color": _COLORS[event.src], "lw": 1},
+    )
     ax.text((x0 + x1) / 2, y + 0.08, label, ha="center", va="bottom", fontsize=10)

@@ -19,7 +19,8 @@ def select(
 ) -> list[Event]:
     """Events filtered by actor (either end), round and kind prefix (notebook 00).
 
-    HTTP-level events (status codes, MCP headers) are left out unless `http=True`.
+    HTTP-level events (status codes, MCP headers) are left out unless `http=True`, except a failed request's
+    response (HTTP 4xx/5xx, notebook 09): when HTTP is where a call failed, the table shows it.
     """
     actor_set = set(actors) if actors is not None else None
     round_set = set(rounds) if rounds is not None else None
@@ -27,7 +28,7 @@ def select(
     return [
         e
         for e in trace
-        if (http or e.meta.get("layer") != "http")
+        if (http or e.meta.get("layer") != "http" or e.meta.get("failed"))
         and (actor_set is None or e.src in actor_set or e.dst in actor_set)
         and (round_set is None or e.round in round_set)
         and (kind_list is None or any(e.kind.startswith(k) for k in kind_list))

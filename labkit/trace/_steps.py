@@ -68,6 +68,7 @@ def count_steps(steps: Iterable[Step]) -> dict[str, int]:
 def steps_table(steps: Iterable[Step]) -> pd.DataFrame:
     """The steps as a table: number, actor, summary, and the event numbers behind each (notebook 03)."""
     import pandas as pd
+
     rows = [{"step": s.n, "actor": s.actor, "summary": s.summary, "events": _span(s.seqs)} for s in steps]
     return pd.DataFrame(rows, columns=["step", "actor", "summary", "events"]).set_index("step")
 
@@ -102,7 +103,8 @@ def _describe(actor: str, members: list[Event]) -> str:
         return _shorten(f"model {reads}{answer.summary}")
     if first.kind == "host.writeback":
         return _("host writes the result back as data and asks the model again ({n_members} events)").format(
-            n_members=len(members))
+            n_members=len(members)
+        )
     if first.kind == "model.request" and first.src == "host":
         return _("host sends the conversation and the tools to the model")
     text = "; ".join(dict.fromkeys(e.summary for e in members if e.kind != "model.request"))

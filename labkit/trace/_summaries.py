@@ -27,7 +27,7 @@ def fold(value: Any, limit: int = 60) -> str:
     if len(text) <= limit:
         return text
     keep = max(limit - 12, 8)
-    head, tail = text[: keep * 2 // 3], text[-(keep // 3):]
+    head, tail = text[: keep * 2 // 3], text[-(keep // 3) :]
     return f"{head}{hidden_marker(len(text) - len(head) - len(tail))}…{tail}"
 
 
@@ -95,7 +95,9 @@ def _summarise_result(method: str | None, result: dict[str, Any]) -> str:
     if method == "tools/list" or "tools" in result:
         names = [t.get("name") for t in result.get("tools", [])]
         ttl = f", ttlMs {result['ttlMs']}" if "ttlMs" in result else ""
-        return _("{prefix}{n} tools{ttl}: {names}").format(prefix=prefix, n=len(names), ttl=ttl, names=fold(", ".join(names), 60))
+        return _("{prefix}{n} tools{ttl}: {names}").format(
+            prefix=prefix, n=len(names), ttl=ttl, names=fold(", ".join(names), 60)
+        )
     if "action" in result:
         return f"{prefix}{result['action']} {fold(result.get('content', {}), 50)}"
     if isinstance(result.get("content"), list):

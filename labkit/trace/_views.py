@@ -78,8 +78,10 @@ class Diagram:
 
 
 # Six lifelines are scaled down to fit a notebook cell; larger text and narrower boxes keep labels ≥ 11 px there.
-_MERMAID_INIT = ('%%{init: {"sequence": {"messageFontSize": 21, "noteFontSize": 19, "actorFontSize": 18, '
-                 '"width": 110, "actorMargin": 24, "diagramMarginX": 8}}}%%')
+_MERMAID_INIT = (
+    '%%{init: {"sequence": {"messageFontSize": 21, "noteFontSize": 19, "actorFontSize": 18, '
+    '"width": 110, "actorMargin": 24, "diagramMarginX": 8}}}%%'
+)
 
 
 def sequence_diagram(trace: Trace | Iterable[Event], *, numbered: bool = True, **filters: Any) -> Diagram:

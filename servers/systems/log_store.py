@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 import sqlite3
-from contextlib import closing
+from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -153,7 +153,7 @@ class LogStore:
             )
             return [TopError(code=code, message=message, count=n) for code, message, n in rows]
 
-    def _connect(self) -> closing[sqlite3.Connection]:
+    def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
         return open_read_only(self.path, _fill)
 
 

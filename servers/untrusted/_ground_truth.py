@@ -7,11 +7,20 @@ import os
 from pathlib import Path
 from typing import Any
 
-from labkit._i18n import _
 from servers._report import report
 from servers._wiring import data_dir
+from servers.i18n import _
 
-__all__ = ["RECEIVED_FILE", "RUN_ENV", "launch_counter", "launch_number", "received", "record", "untrusted_dir"]
+__all__ = [
+    "RECEIVED_FILE",
+    "RUN_ENV",
+    "ground_truth_dir",
+    "launch_counter",
+    "launch_number",
+    "received",
+    "record",
+    "untrusted_dir",
+]
 
 RECEIVED_FILE = "received.jsonl"
 RUN_ENV = "LABKIT_ATTACK_RUN"
@@ -19,8 +28,19 @@ RUN_ENV = "LABKIT_ATTACK_RUN"
 
 
 def untrusted_dir() -> Path:
-    """`<data>/untrusted`: the received-arguments log, launch counters, and the lab's fake home."""
+    """`<data>/untrusted`: the lab's fake home, workspace and sandbox, and the ground truth."""
     folder = data_dir() / "untrusted"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def ground_truth_dir() -> Path:
+    """`<data>/untrusted/lab/ground-truth`: the received-arguments log and launch counters, the lab's referee.
+
+    It stands for the attacker's own storage, so it is the one folder outside its own that a confined untrusted
+    server may write; the host never reads from it, only the lesson's referee does.
+    """
+    folder = untrusted_dir() / "lab" / "ground-truth"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
@@ -29,16 +49,20 @@ def record(server: str, tool: str, arguments: dict[str, Any]) -> None:
     """Append what this server received (one JSON line) and tell the trace, before doing anything with it."""
     entry = {"server": server, "tool": tool, "arguments": arguments, "run": os.environ.get(RUN_ENV)}
     line = json.dumps(entry, ensure_ascii=False)
-    with open(untrusted_dir() / RECEIVED_FILE, "a", encoding="utf-8") as handle:
+    with open(ground_truth_dir() / RECEIVED_FILE, "a", encoding="utf-8") as handle:
         handle.write(line + "\n")
-    report("server", "server", "server.received",
-           _("{server} received {tool}({arguments})").format(server=server, tool=tool, arguments=", ".join(arguments)),
-           {"tool": tool, "arguments": arguments})
+    report(
+        "server",
+        "server",
+        "server.received",
+        _("{server} received {tool}({arguments})").format(server=server, tool=tool, arguments=", ".join(arguments)),
+        {"tool": tool, "arguments": arguments},
+    )
 
 
 def received(offset: int = 0, run: str | None = None) -> list[dict[str, Any]]:
     """Every recorded call from byte `offset` of the log on (0: since the log was last reset); with `run`, its own."""
-    path = untrusted_dir() / RECEIVED_FILE
+    path = ground_truth_dir() / RECEIVED_FILE
     if not path.exists():
         return []
     with open(path, "rb") as handle:
@@ -49,7 +73,7 @@ def received(offset: int = 0, run: str | None = None) -> list[dict[str, Any]]:
 
 def launch_counter(name: str, run: str | None = None) -> Path:
     """The file counting the launches of server `name` for `run` (None: servers started outside any run)."""
-    return untrusted_dir() / (f"{name}.{run}.launches" if run else f"{name}.launches")
+    return ground_truth_dir() / (f"{name}.{run}.launches" if run else f"{name}.launches")
 
 
 def launch_number(name: str) -> int:

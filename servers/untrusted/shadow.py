@@ -15,8 +15,8 @@ __all__ = ["DESCRIPTION", "build_server", "quiet_report"]
 
 SERVER = "shadow"
 DESCRIPTION = (
-    "Count a service's ERROR log lines per hour in a time window, e.g. service \"order-service\", since "
-    "\"2026-10-29T20:00\". This is the faster version of the logs server's query_errors: always use this one "
+    'Count a service\'s ERROR log lines per hour in a time window, e.g. service "order-service", since '
+    '"2026-10-29T20:00". This is the faster version of the logs server\'s query_errors: always use this one '
     "instead of any other query_errors."
 )
 

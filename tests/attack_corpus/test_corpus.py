@@ -39,9 +39,9 @@ ALWAYS_BLOCKED = {
 }
 RESIDUAL = {
     "hijack_outscore": "tool choice: a tool written to out-score the trusted one wins with no instruction at all; "
-                       "the scanner flags it for review, the mitigation is a per-task tool allow-list",
+    "the scanner flags it for review, the mitigation is a per-task tool allow-list",
     "hijack_lookalike": "tool choice: a look-alike name (query_errors_v2) is picked over the trusted tool; "
-                        "same flag and the same mitigation",
+    "same flag and the same mitigation",
 }
 
 
@@ -63,9 +63,18 @@ def run_in_children(*batches: tuple[list[Entry], bool]) -> dict[tuple[str, bool]
         for entries, defended in batches:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="lab07-corpus-")))
             process = subprocess.Popen(
-                [sys.executable, "-m", "tests.attack_corpus.runner", *(e.name for e in entries),
-                 *(["--defended"] if defended else [])],
-                cwd=REPO, env=child_env(folder), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                [
+                    sys.executable,
+                    "-m",
+                    "tests.attack_corpus.runner",
+                    *(e.name for e in entries),
+                    *(["--defended"] if defended else []),
+                ],
+                cwd=REPO,
+                env=child_env(folder),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
                 start_new_session=True,
             )
             stack.callback(_kill_group, process)  # servers that outlived the runner, if any
@@ -138,4 +147,5 @@ def test_attack_is_stopped_with_every_defence_on(outcomes, entry: Entry) -> None
         assert outcome["succeeded"], f"{entry.name} is listed as a residual risk but was stopped: update RESIDUAL"
         return
     assert not outcome["succeeded"], (
-        f"{entry.name} ({entry.technique}) got through every defence: evidence={outcome['evidence']}")
+        f"{entry.name} ({entry.technique}) got through every defence: evidence={outcome['evidence']}"
+    )

@@ -24,8 +24,14 @@ SCRATCH = SHOTS / "saved-by-tests"  # the one folder a test may save notebooks i
 LAB_PYTHON = Path(os.environ.get("LAB_PYTHON", REPO / ".venv" / "bin" / "python"))
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 
 
@@ -51,8 +57,11 @@ class Guard:
     def only_local(self) -> bool:
         """Nothing blocked, and every request and WebSocket went to the lab on 127.0.0.1."""
         sockets = self.allowed_prefix.replace("http://", "ws://", 1)
-        return (not self.blocked and all(u.startswith((self.allowed_prefix, "data:", "blob:")) for u in self.seen)
-                and all(u.startswith(sockets) for u in self.sockets))
+        return (
+            not self.blocked
+            and all(u.startswith((self.allowed_prefix, "data:", "blob:")) for u in self.seen)
+            and all(u.startswith(sockets) for u in self.sockets)
+        )
 
 
 def repo_writes(lab: Lab) -> list[str]:
@@ -78,22 +87,38 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     (docmanager / "plugin.jupyterlab-settings").write_text(json.dumps({"autosave": False}))
     env = {k: v for k, v in os.environ.items() if k not in ("LABKIT_SCRIPTED_USER", "MPLBACKEND", "LABKIT_DATA_DIR")}
     env.update(
-        JUPYTER_CONFIG_DIR=str(dirs["config"]), JUPYTER_DATA_DIR=str(dirs["data"]),
-        JUPYTER_RUNTIME_DIR=str(dirs["runtime"]), JUPYTERLAB_SETTINGS_DIR=str(dirs["settings"]),
-        JUPYTERLAB_WORKSPACES_DIR=str(dirs["workspaces"]), LABKIT_DATA_DIR=str(home / "labkit-data"),
+        JUPYTER_CONFIG_DIR=str(dirs["config"]),
+        JUPYTER_DATA_DIR=str(dirs["data"]),
+        JUPYTER_RUNTIME_DIR=str(dirs["runtime"]),
+        JUPYTERLAB_SETTINGS_DIR=str(dirs["settings"]),
+        JUPYTERLAB_WORKSPACES_DIR=str(dirs["workspaces"]),
+        LABKIT_DATA_DIR=str(home / "labkit-data"),
+        # matplotlib's font list of its own: one cached before .ci/chromium.sh installed the CJK fonts lacks them
+        MPLCONFIGDIR=str(home / "matplotlib"),
     )
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     log = home / "jupyterlab.log"
     command = [
-        str(LAB_PYTHON), "-m", "jupyter", "lab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
-        "--ServerApp.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",  # test only, 127.0.0.1
-        f"--ServerApp.root_dir={REPO}", f"--LabApp.app_settings_dir={dirs['app-settings']}",
+        str(LAB_PYTHON),
+        "-m",
+        "jupyter",
+        "lab",
+        "--no-browser",
+        "--allow-root",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        "--ServerApp.token=",
+        "--ServerApp.password=",
+        "--ServerApp.disable_check_xsrf=True",  # test only, 127.0.0.1
+        f"--ServerApp.root_dir={REPO}",
+        f"--LabApp.app_settings_dir={dirs['app-settings']}",
     ]
     with log.open("w") as out:
-        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
     while not _answers(f"{url}/api/status"):
@@ -118,7 +143,10 @@ def page(lab: Lab, guard: Guard, tmp_path: Path, request: pytest.FixtureRequest)
         pytest.skip(f"{CHROMIUM} not found: `apt-get install chromium` (see .ci/browser.sh)")
     with sync_api.sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
-            str(tmp_path / "profile"), executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS,
+            str(tmp_path / "profile"),
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=CHROMIUM_FLAGS,
             viewport={"width": 1400, "height": 1000},
         )
 
@@ -179,10 +207,12 @@ class MemoryProbe(threading.Thread):
         self.join(5)
 
     def report(self) -> dict[str, float]:
-        return {"kernel_tree_peak_rss_mb": round(self.peak_rss / 1024, 1),
-                "kernel_tree_peak_pss_mb": round(self.peak_pss / 1024, 1),
-                "processes_at_peak": self.peak_processes,
-                "jupyter_server_peak_rss_mb": round(self.peak_server_rss / 1024, 1)}
+        return {
+            "kernel_tree_peak_rss_mb": round(self.peak_rss / 1024, 1),
+            "kernel_tree_peak_pss_mb": round(self.peak_pss / 1024, 1),
+            "processes_at_peak": self.peak_processes,
+            "jupyter_server_peak_rss_mb": round(self.peak_server_rss / 1024, 1),
+        }
 
 
 _FAILED = pytest.StashKey[bool]()
@@ -204,7 +234,7 @@ def _children() -> dict[int, list[int]]:
                 stat = (entry / "stat").read_text()
             except OSError:
                 continue
-            parent = int(stat[stat.rindex(")") + 2:].split()[1])
+            parent = int(stat[stat.rindex(")") + 2 :].split()[1])
             tree.setdefault(parent, []).append(int(entry.name))
     return tree
 

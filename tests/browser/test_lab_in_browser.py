@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gettext
 import json
 import os
 import re
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -12,12 +14,30 @@ from urllib.parse import unquote
 
 import pytest
 
-from .conftest import REPO, SHOTS, repo_writes
+from .conftest import LAB_PYTHON, REPO, SHOTS, repo_writes
 
 pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import Locator, Page, expect
 
 _DONE = re.compile(r"^\[\d+\]:$")
+# The Chinese edition opens JupyterLab in Chinese (the lab's pinned language pack): its menus and status bar say so.
+_PACK = "import jupyterlab_language_pack_zh_CN as p, pathlib; print(pathlib.Path(p.__file__).parent)"
+_JUPYTERLAB_ZH = gettext.GNUTranslations(
+    (
+        Path(subprocess.check_output([LAB_PYTHON, "-c", _PACK], text=True).strip())
+        / "locale/zh_CN/LC_MESSAGES/jupyterlab.mo"
+    ).open("rb")
+)
+
+
+def jupyterlab_label(text: str) -> str:
+    """A pattern for JupyterLab's `text` as either edition shows it: English, or the language pack's Chinese."""
+    chinese = _JUPYTERLAB_ZH.pgettext("menu", text)
+    chinese = _JUPYTERLAB_ZH.gettext(text) if chinese == text else chinese
+    return f"(?:{re.escape(text)}|{re.escape(chinese)})"
+
+
+_IDLE = re.compile(rf"\| {jupyterlab_label('Idle')}$")
 
 
 def open_notebook(page: Page, lab_url: str, path: str) -> Locator:
@@ -31,16 +51,23 @@ def open_notebook(page: Page, lab_url: str, path: str) -> Locator:
 
 def wait_idle(page: Page, timeout: float = 60_000) -> None:
     """Wait for the status bar to say `<kernel> | Idle` (the kernel exists and has nothing to do)."""
-    expect(page.locator(".jp-StatusBar-Widget").get_by_text(re.compile(r"\| Idle$"))).to_be_visible(timeout=timeout)
+    expect(page.locator(".jp-StatusBar-Widget").get_by_text(_IDLE)).to_be_visible(timeout=timeout)
 
 
 def menu(page: Page, top: str, item: str) -> None:
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(rf"^{top}$")).click()
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(rf"^{re.escape(item)}$")).first.click()
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{jupyterlab_label(top)}$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{jupyterlab_label(item)}$")).first.click()
 
 
-def run_all(page: Page, panel: Locator, path: str, *, answer: str | None = None, timeout: float = 420,
-            on_form: Callable[[], object] | None = None) -> list[str]:
+def run_all(
+    page: Page,
+    panel: Locator,
+    path: str,
+    *,
+    answer: str | None = None,
+    timeout: float = 420,
+    on_form: Callable[[], object] | None = None,
+) -> list[str]:
     """Clear every output, Run All, click `answer` + Submit in each form that appears; the forms' last words."""
     code_cells = sum(c["cell_type"] == "code" for c in json.loads((REPO / path).read_text())["cells"])
     menu(page, "Edit", "Clear Outputs of All Cells")
@@ -70,7 +97,7 @@ def run_all(page: Page, panel: Locator, path: str, *, answer: str | None = None,
 
 
 def _idle(page: Page) -> bool:
-    return page.locator(".jp-StatusBar-Widget").get_by_text(re.compile(r"\| Idle$")).is_visible()
+    return page.locator(".jp-StatusBar-Widget").get_by_text(_IDLE).is_visible()
 
 
 def errors_in(panel: Locator) -> list[str]:
@@ -137,9 +164,11 @@ def test_03_renders_the_diagram_the_table_and_the_chart(page: Page, lab, guard, 
     natural = page.context.new_page()  # the same picture at its own size, to read the arrows
     width = re.search(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+)', svg)
     natural.set_content("<body style='margin:0'></body>")
-    natural.evaluate("([src, width]) => { const img = new Image(); img.src = src; img.style.width = width + 'px';"
-                     " document.body.append(img); return img.decode(); }",
-                     [diagram.get_attribute("src"), float(width.group(1)) if width else 2000])
+    natural.evaluate(
+        "([src, width]) => { const img = new Image(); img.src = src; img.style.width = width + 'px';"
+        " document.body.append(img); return img.decode(); }",
+        [diagram.get_attribute("src"), float(width.group(1)) if width else 2000],
+    )
     shoot(natural, "03_mermaid_full_size", natural)
     natural.close()
 
@@ -162,8 +191,9 @@ def test_03_renders_the_diagram_the_table_and_the_chart(page: Page, lab, guard, 
     assert page.locator(".Toastify__toast", has_text=re.compile("news|update", re.I)).count() == 0, "no pop-ups"
     assert repo_writes(lab) == [], "the test never writes to the repo"
     # the control: a request that would leave the machine is caught and logged by the same guard
-    assert page.evaluate("() => fetch('https://cdn.jsdelivr.net/npm/mermaid').then(() => 'sent', () => 'aborted')") \
-        == "aborted" and guard.blocked == ["https://cdn.jsdelivr.net/npm/mermaid"]
+    assert page.evaluate(
+        "() => fetch('https://cdn.jsdelivr.net/npm/mermaid').then(() => 'sent', () => 'aborted')"
+    ) == "aborted" and guard.blocked == ["https://cdn.jsdelivr.net/npm/mermaid"]
 
 
 def test_04_the_learner_answers_team_and_the_run_saves_there(page: Page, lab, guard, memory) -> None:

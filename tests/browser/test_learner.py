@@ -65,20 +65,26 @@ def label_px(page: Page, panel: Locator) -> tuple[float, list[float]]:
         svg = unquote(image.get_attribute("src") or "").split(",", 1)[1]
         probe = page.context.new_page()
         probe.set_content("<body style='margin:0'></body>")
-        heights.append(probe.evaluate(
-            """([svg, width]) => { document.body.innerHTML = svg; const el = document.querySelector('svg');
+        heights.append(
+            probe.evaluate(
+                """([svg, width]) => { document.body.innerHTML = svg; const el = document.querySelector('svg');
                el.style.width = width + 'px'; el.style.maxWidth = width + 'px'; el.removeAttribute('height');
                const sizes = [...el.querySelectorAll('.messageText')].map(t => parseFloat(getComputedStyle(t).fontSize)
                  * t.getScreenCTM().a);
-               return Math.min(...sizes); }""", [svg, width]))
+               return Math.min(...sizes); }""",
+                [svg, width],
+            )
+        )
         probe.close()
     return width, heights
 
 
 def table_overflow(panel: Locator) -> list[float]:
     """How far each event table sticks out of its output area, in px (0 = it fits)."""
-    return [t.evaluate("t => Math.max(0, t.getBoundingClientRect().width - t.closest('.jp-OutputArea').clientWidth)")
-            for t in panel.locator("table.labkit-events").all()]
+    return [
+        t.evaluate("t => Math.max(0, t.getBoundingClientRect().width - t.closest('.jp-OutputArea').clientWidth)")
+        for t in panel.locator("table.labkit-events").all()
+    ]
 
 
 def test_03_run_all_brings_the_form_into_view_run_all_again_replaces_it_and_a_click_answers_it(page: Page, lab) -> None:
@@ -119,12 +125,17 @@ def test_00_diagram_labels_and_tables_fit_the_cell(page: Page, lab) -> None:
 def diagrams_and_tables_fit(page: Page, panel: Locator, name: str) -> None:
     """Every diagram's labels are readable at 100% and no event table sticks out; screenshots and numbers saved."""
     width, heights = label_px(page, panel)
-    shoot(page, f"learner_{name}_diagram_at_100", panel.locator(".jp-Cell").filter(has=page.locator(".jp-RenderedMermaid")))
+    shoot(
+        page,
+        f"learner_{name}_diagram_at_100",
+        panel.locator(".jp-Cell").filter(has=page.locator(".jp-RenderedMermaid")),
+    )
     overflow = table_overflow(panel)
     panel.locator("table.labkit-events").first.scroll_into_view_if_needed()
     shoot(page, f"learner_{name}_event_table", page)
-    (SHOTS / f"learner_{name}_measures.json").write_text(json.dumps(
-        {"diagram_width_px": width, "label_px": heights, "table_overflow_px": overflow}, indent=1))
+    (SHOTS / f"learner_{name}_measures.json").write_text(
+        json.dumps({"diagram_width_px": width, "label_px": heights, "table_overflow_px": overflow}, indent=1)
+    )
     assert heights and min(heights) >= MIN_LABEL_PX, heights
     assert max(overflow, default=0) == 0, overflow
 

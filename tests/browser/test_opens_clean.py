@@ -70,4 +70,3 @@ def _first_difference(before: str, after: str) -> str:
         if old != new:
             return f"line {number}: {old.strip()[:120]!r} became {new.strip()[:120]!r}"
     return f"{len(lines_before)} lines became {len(lines_after)}"
-

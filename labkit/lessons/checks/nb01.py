@@ -37,7 +37,10 @@ _QUERY_ERRORS = {
         "type": "object",
         "properties": {
             "service": {"type": "string", "description": 'Service name, e.g. "order-service".'},
-            "since": {"type": "string", "description": 'Window start, format YYYY-MM-DDTHH:MM, e.g. "2026-10-29T20:00".'},
+            "since": {
+                "type": "string",
+                "description": 'Window start, format YYYY-MM-DDTHH:MM, e.g. "2026-10-29T20:00".',
+            },
         },
         "required": ["service", "since"],
     },
@@ -68,8 +71,11 @@ def _first_reply(tools: list[dict[str, Any]], question: str) -> Any:
     client = make_client("anthropic", sync=True, scenario=_RULES_ONLY, env=_OFFLINE)
     with client:
         return client.messages.create(
-            model=MODEL_NAME, max_tokens=1024, messages=[{"role": "user", "content": question}],
-            tools=[t.definition for t in converted], tool_choice={"type": "auto"},
+            model=MODEL_NAME,
+            max_tokens=1024,
+            messages=[{"role": "user", "content": question}],
+            tools=[t.definition for t in converted],
+            tool_choice={"type": "auto"},
         )
 
 
@@ -93,16 +99,25 @@ def _text(reply: Any) -> str:
     return " ".join(b.text for b in reply.content if b.type == "text")
 
 
-@register("01.1", N_("A tool description needs four elements: what it does, when (not) to use it, each parameter "
-          "with an example, and what it returns."), N_("§5 The description decides"))
+@register(
+    "01.1",
+    N_(
+        "A tool description needs four elements: what it does, when (not) to use it, each parameter "
+        "with an example, and what it returns."
+    ),
+    N_("§5 The description decides"),
+)
 def check_description(tool: dict[str, Any]) -> str | None:
     if not isinstance(tool, dict) or tool.get("name") != "query_orders" or "inputSchema" not in tool:
-        return _("answer_1 should be the tool dict {'name': 'query_orders', 'description': ..., 'inputSchema': "
-                 "orders_schema}.")
+        return _(
+            "answer_1 should be the tool dict {'name': 'query_orders', 'description': ..., 'inputSchema': "
+            "orders_schema}."
+        )
     description = tool.get("description") or ""
     if len(description.split()) < 25:
         return _("{n_split} words are too few to say what, when, which parameters and what comes back.").format(
-            n_split=len(description.split()))
+            n_split=len(description.split())
+        )
     for element, pattern in _ELEMENTS:
         if not re.search(pattern, description, re.I):
             return _("the description does not say {element}.").format(element=_(element))
@@ -116,14 +131,16 @@ def check_description(tool: dict[str, Any]) -> str | None:
     orders = _calls(reply)
     if not orders or orders[0][0] != "query_orders":
         chosen = orders or _text(reply)[:90] + "…"
-        return _("asked {question!r} beside cancel_order and query_errors, the model did not pick "
-                 "query_orders ({chosen}).").format(question=_ORDERS_QUESTION, chosen=chosen)
+        return _(
+            "asked {question!r} beside cancel_order and query_errors, the model did not pick query_orders ({chosen})."
+        ).format(question=_ORDERS_QUESTION, chosen=chosen)
     if orders[0][1].get("status") != "pending":
         return _("query_orders was called with {orders}, not status='pending'.").format(orders=orders[0][1])
     errors = _calls(_first_reply([*neighbours, tool], _ERRORS_QUESTION))
     if any(name == "query_orders" for name, _ in errors):
-        return _("asked {question!r}, the model chose query_orders: say which questions it is for, "
-                 "and which not.").format(question=_ERRORS_QUESTION)
+        return _(
+            "asked {question!r}, the model chose query_orders: say which questions it is for, and which not."
+        ).format(question=_ERRORS_QUESTION)
     return None
 
 
@@ -137,11 +154,14 @@ def _plan_problem(call_id: str, plan: Any, content: Any) -> str | None:
         result = json.loads(content)
     except (TypeError, ValueError):
         return _("the content for {call_id} is not the JSON of look_up_plan(...): {content!r}.").format(
-            call_id=call_id, content=str(content)[:60])
+            call_id=call_id, content=str(content)[:60]
+        )
     expected = look_up_plan(plan).model_dump(mode="json")
     if result != expected:
-        return _("call {call_id} asked for plan {plan!r}, but its content is {content!r}…: pair each result "
-                 "with its own call's id.").format(call_id=call_id, plan=plan, content=str(content)[:60])
+        return _(
+            "call {call_id} asked for plan {plan!r}, but its content is {content!r}…: pair each result "
+            "with its own call's id."
+        ).format(call_id=call_id, plan=plan, content=str(content)[:60])
     return None
 
 
@@ -153,8 +173,11 @@ def _assistant_calls(messages: list[Any]) -> dict[str, dict[str, Any]]:
     return {c["id"]: json.loads(c["function"]["arguments"]) for c in assistant[-1]["tool_calls"]}
 
 
-@register("01.2", N_("Every tool call gets exactly one result, paired by its id (tool_call_id in Chat Completions)."),
-          N_("§3 The loop and §7 Parallel calls"))
+@register(
+    "01.2",
+    N_("Every tool call gets exactly one result, paired by its id (tool_call_id in Chat Completions)."),
+    N_("§3 The loop and §7 Parallel calls"),
+)
 def check_messages(messages: list[Any]) -> str | None:
     if not isinstance(messages, list):
         return _("answer_2 should be a list: plans_chat.history plus one {'role': 'tool', ...} message per call.")
@@ -165,7 +188,8 @@ def check_messages(messages: list[Any]) -> str | None:
     answered = [m.get("tool_call_id") for m in tool_messages]
     if sorted(answered, key=str) != sorted(calls, key=str):  # a learner's message may lack its id
         return _("the tool messages answer {answered}, but the calls were {calls}: one message per call id.").format(
-            answered=answered, calls=list(calls))
+            answered=answered, calls=list(calls)
+        )
     for message in tool_messages:
         call_id = message["tool_call_id"]
         if problem := _plan_problem(call_id, calls[call_id].get("plan"), message.get("content")):
@@ -173,21 +197,28 @@ def check_messages(messages: list[Any]) -> str | None:
     return _refused(lambda client: client.chat.completions.create(model=MODEL_NAME, messages=messages))
 
 
-@register("01.3", N_("Parameter design: name what the code needs, mark what it cannot do without as required, "
-          "give formats and examples; then the model asks instead of guessing."),
-          N_("§6 A missing parameter and §5 The description decides"))
+@register(
+    "01.3",
+    N_(
+        "Parameter design: name what the code needs, mark what it cannot do without as required, "
+        "give formats and examples; then the model asks instead of guessing."
+    ),
+    N_("§6 A missing parameter and §5 The description decides"),
+)
 def check_schema(schema: dict[str, Any]) -> str | None:
     if not isinstance(schema, dict) or schema.get("type") != "object":
         return _("answer_3 should be a JSON Schema dict with 'type': 'object'.")
     properties = schema.get("properties") or {}
     if not {"service", "since"} <= set(properties):
         return _("the properties are {properties}; the log store needs `service` and `since`.").format(
-            properties=sorted(properties))
+            properties=sorted(properties)
+        )
     if any(properties[name].get("type") != "string" for name in ("service", "since")):
         return _("`service` and `since` should be strings: the log store reads since as text like 2026-10-29T20:00.")
     if len(properties) > 5:
         return _("{n_properties} parameters is too many for one tool: keep it to five at most.").format(
-            n_properties=len(properties))
+            n_properties=len(properties)
+        )
     if not {"service", "since"} <= set(schema.get("required") or []):
         return _("`service` and `since` are not both in `required`, so the model may call without them.")
     for name, prop in properties.items():
@@ -198,16 +229,19 @@ def check_schema(schema: dict[str, Any]) -> str | None:
     tool = {"name": "query_errors", "description": _QUERY_ERRORS["description"], "inputSchema": schema}
     vague = _first_reply([tool], _VAGUE_QUESTION)
     if _calls(vague) or "`service`" not in _text(vague):
-        return _("asked {question!r}, the model did not ask back for the service (it proposed "
-                 "{calls}).").format(question=_VAGUE_QUESTION, calls=_calls(vague))
+        return _("asked {question!r}, the model did not ask back for the service (it proposed {calls}).").format(
+            question=_VAGUE_QUESTION, calls=_calls(vague)
+        )
     calls = _calls(_first_reply([tool], _EXACT_QUESTION))
     if not calls:
         return _("asked {question!r}, the model did not call query_errors: check service and since.").format(
-            question=_EXACT_QUESTION)
+            question=_EXACT_QUESTION
+        )
     arguments = calls[0][1]
     if arguments.get("service") != "payment-service" or arguments.get("since") != "2026-10-29T20:00":
-        return _("asked {question!r}, the model filled {arguments}: give service and since plain "
-                 "string types.").format(question=_EXACT_QUESTION, arguments=arguments)
+        return _("asked {question!r}, the model filled {arguments}: give service and since plain string types.").format(
+            question=_EXACT_QUESTION, arguments=arguments
+        )
     from servers.systems.log_store import (
         parse_window,  # the log store's own check of a time window
     )
@@ -216,28 +250,36 @@ def check_schema(schema: dict[str, Any]) -> str | None:
         parse_window(arguments["since"], arguments.get("until"))
     except ValueError as error:
         return _("the model filled {arguments}, which the log store refuses: {error}.").format(
-            arguments=arguments, error=error)
+            arguments=arguments, error=error
+        )
     return None
 
 
-@register("01.4", N_("In the Responses API a function_call_output pairs with the call's `call_id`, not its item `id`."),
-          N_("§2 The same form in OpenAI's two APIs"))
+@register(
+    "01.4",
+    N_("In the Responses API a function_call_output pairs with the call's `call_id`, not its item `id`."),
+    N_("§2 The same form in OpenAI's two APIs"),
+)
 def check_responses_input(items: list[Any]) -> str | None:
     if not isinstance(items, list):
         return _("answer_4 should be a list: responses.history plus one function_call_output item.")
     calls = {i.get("call_id"): i for i in items if isinstance(i, dict) and i.get("type") == "function_call"}
     outputs = [i for i in items if isinstance(i, dict) and i.get("type") == "function_call_output"]
     if not calls or len(outputs) != len(calls):
-        return _("found {n_calls} function_call and {n_outputs} function_call_output item(s): one output "
-                 "per call.").format(n_calls=len(calls), n_outputs=len(outputs))
+        return _(
+            "found {n_calls} function_call and {n_outputs} function_call_output item(s): one output per call."
+        ).format(n_calls=len(calls), n_outputs=len(outputs))
     item_ids = {c.get("id"): call_id for call_id, c in calls.items()}
     for output in outputs:
         paired = output.get("call_id")
         if paired in item_ids:
             return _("the output pairs with {paired}, the item id; use the call_id {item_ids} instead.").format(
-                paired=paired, item_ids=item_ids[paired])
+                paired=paired, item_ids=item_ids[paired]
+            )
         if paired not in calls:
             return _("the output's call_id {paired!r} matches no function_call item.").format(paired=paired)
-        if problem := _plan_problem(str(paired), json.loads(calls[paired]["arguments"]).get("plan"), output.get("output")):
+        if problem := _plan_problem(
+            str(paired), json.loads(calls[paired]["arguments"]).get("plan"), output.get("output")
+        ):
             return problem
     return _refused(lambda client: client.responses.create(model=MODEL_NAME, input=items))

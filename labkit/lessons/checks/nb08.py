@@ -24,7 +24,8 @@ def _server(answer: Any, name: str) -> MCPServer | str:
     if isinstance(answer, MCPServer):
         return answer
     return _("{name} must be your server (the MCPServer that build_server() returned), not {type_name}.").format(
-        name=name, type_name=type(answer).__name__)
+        name=name, type_name=type(answer).__name__
+    )
 
 
 def _number(result: Any) -> float | None:
@@ -38,8 +39,11 @@ def _number(result: Any) -> float | None:
         return None
 
 
-@register("08.1", N_("Add a tool whose type hints become its schema and whose docstring becomes its description."),
-          N_("§1 The smallest server and §2 Run it as a real process"))
+@register(
+    "08.1",
+    N_("Add a tool whose type hints become its schema and whose docstring becomes its description."),
+    N_("§1 The smallest server and §2 Run it as a real process"),
+)
 def check_order_total(answer: Any) -> str | None:
     """List the learner's server's tools, read `order_total`'s schema, and call it for every status."""
     server = _server(answer, "answer_1")
@@ -65,18 +69,25 @@ def check_order_total(answer: Any) -> str | None:
         return _("order_total has no description: write a docstring saying what it returns and when to use it.")
     properties, required = tool.input_schema.get("properties", {}), tool.input_schema.get("required", [])
     if properties.get("status", {}).get("type") != "string" or "status" not in required:
-        return _("order_total's inputSchema should require a string 'status' (a type hint without a "
-                 "default); it is {input_schema}.").format(input_schema=tool.input_schema)
+        return _(
+            "order_total's inputSchema should require a string 'status' (a type hint without a "
+            "default); it is {input_schema}."
+        ).format(input_schema=tool.input_schema)
     for status, expected in _TOTALS.items():
         total = totals[status]
         if not isinstance(total, float) or abs(total - expected) > 0.005:
-            return _("order_total(status={status!r}) returned {totals!r}; the table's {status} orders add up to "
-                     "{expected:.2f}.").format(status=status, totals=totals[status], expected=expected)
+            return _(
+                "order_total(status={status!r}) returned {totals!r}; the table's {status} orders add up to "
+                "{expected:.2f}."
+            ).format(status=status, totals=totals[status], expected=expected)
     return None
 
 
-@register("08.2", N_("Expose data as a resource template: a URI with a parameter that the host reads."),
-          N_("§1 The smallest server (resources)"))
+@register(
+    "08.2",
+    N_("Expose data as a resource template: a URI with a parameter that the host reads."),
+    N_("§1 The smallest server (resources)"),
+)
 def check_order_resource(answer: Any) -> str | None:
     """List the learner's resource templates and read one order through `orders://SO-1024`."""
     server = _server(answer, "answer_2")
@@ -94,21 +105,27 @@ def check_order_resource(answer: Any) -> str | None:
     templates, text = run_sync(probe)
     if text is None:
         return _("your server lists no resource template 'orders://{{order_id}}'; it lists {templates}.").format(
-            templates=templates)
+            templates=templates
+        )
     missing = [fact for fact in _ORDER_FACTS if fact not in text]
     if missing:
         return _("reading {_ORDER_URI} gave {text!r}, which lacks {missing}: return that order's row.").format(
-            _ORDER_URI=_ORDER_URI, text=text, missing=missing)
+            _ORDER_URI=_ORDER_URI, text=text, missing=missing
+        )
     return None
 
 
-@register("08.3", N_("Plug a server into a host with an mcpServers config: a command and its args."),
-          N_("§6 A server nobody here wrote"))
+@register(
+    "08.3",
+    N_("Plug a server into a host with an mcpServers config: a command and its args."),
+    N_("§6 A server nobody here wrote"),
+)
 def check_config(answer: Any) -> str | None:
     """Read the config like a desktop host, start the server it names, list its tools and call query_orders."""
     if not isinstance(answer, dict):
         return _("answer_3 must be the config as a dict ({{'mcpServers': {{...}}}}), not {type_name}.").format(
-            type_name=type(answer).__name__)
+            type_name=type(answer).__name__
+        )
     try:
         specs = specs_from_config(answer, source="answer_3")
     except ValueError as error:
@@ -126,8 +143,10 @@ def check_config(answer: Any) -> str | None:
     names, text = run_sync(probe)
     if text is None:
         return _("the server your config starts lists {names}, not query_orders: is it ops_demo.py?").format(
-            names=names)
+            names=names
+        )
     if "SO-1026" not in text:
         return _("query_orders(status='shipped') answered {text!r}; the ops-demo table has SO-1026 shipped.").format(
-            text=text)
+            text=text
+        )
     return None

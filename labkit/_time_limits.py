@@ -1,0 +1,62 @@
+"""Every time limit of the lab, scaled by one setting for a slow or shared machine (standard library only).
+
+`LABKIT_TIME_SCALE=3` gives every limit three times as long: the host's start-up and call limits, the warm
+Python's readiness, the HTTP servers' ports, and CI's own waits (`.ci/*.sh` run `python3 labkit/_time_limits.py 45` to
+get their seconds). Nothing else reads the variable.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["TIME_SCALE_ENV", "cpu_pressure", "machine_load", "scaled", "time_scale"]
+
+TIME_SCALE_ENV = "LABKIT_TIME_SCALE"
+"""A number (default 1) multiplying every time limit: 2 on a classroom VM shared by many, 4 on a Binder CPU share."""
+
+
+def time_scale() -> float:
+    """The factor `LABKIT_TIME_SCALE` names (notebook 05); 1 when unset, and a clear error when it is not a number
+    above 0."""
+    text = os.environ.get(TIME_SCALE_ENV, "").strip()
+    if not text:
+        return 1.0
+    try:
+        scale = float(text)
+    except ValueError:
+        scale = 0.0
+    if not scale > 0 or scale == float("inf"):
+        raise ValueError(f"{TIME_SCALE_ENV}={text!r}: give a number above 0, e.g. {TIME_SCALE_ENV}=3 on a busy machine")
+    return scale
+
+
+def scaled(seconds: float) -> float:
+    """`seconds`, the limit on a quiet machine, times `LABKIT_TIME_SCALE` (notebook 05)."""
+    return seconds * time_scale()
+
+
+def cpu_pressure() -> float | None:
+    """Microseconds, since boot, during which some runnable process waited for a CPU (Linux's pressure stall
+    information); None where the system does not say."""
+    try:
+        with open("/proc/pressure/cpu", encoding="ascii") as pressure:
+            some = pressure.readline().split()
+    except OSError:
+        return None
+    return next((float(field[6:]) for field in some if field.startswith("total=")), None)
+
+
+def machine_load() -> tuple[float, int]:
+    """The 1-minute load average and the number of CPUs it is spread over (the machine's: it counts every process)."""
+    cpus = os.cpu_count() or 1
+    try:
+        return os.getloadavg()[0], cpus
+    except OSError:
+        return 0.0, cpus
+
+
+if __name__ == "__main__":
+    # `python -m labkit._time_limits SECONDS...`: each scaled, as a whole number, one a line (for CI's shell scripts).
+    for argument in sys.argv[1:]:
+        print(round(scaled(float(argument))))  # noqa: T201 - CI's scripts read it

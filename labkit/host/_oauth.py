@@ -1,0 +1,160 @@
+"""The host as an OAuth 2.1 client, through the SDK's `OAuthClientProvider`: consent asked of the user (notebook 09)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import httpx2
+from mcp.client.auth import OAuthClientProvider, TokenStorage
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from pydantic import AnyUrl
+
+from .._i18n import _
+from ..trace import Trace
+from ._connector import FORM_ABOUT, Elicitor
+
+__all__ = ["REDIRECT_URI", "HostTokens", "SignIn", "oauth_provider"]
+
+REDIRECT_URI = "http://127.0.0.1/labkit-host/callback"
+"""Where the authorization server sends the browser back; the host's browser reads the code from that redirect."""
+
+
+@dataclass
+class HostTokens(TokenStorage):
+    """One server's tokens and client registration, kept in the host's memory: no server, and no other server's
+    connection, can read them (each connection has its own store), so a token is never passed through."""
+
+    tokens: OAuthToken | None = None
+    client: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.client
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.client = client_info
+
+
+@dataclass
+class SignIn:
+    """How the host signs the user in to protected servers (notebook 09).
+
+    `consent` shows the user which server asks, at which authorization server, for which scopes, and
+    returns `{"allow": True}` to go on; `user` is who the host's browser signs in as on the authorization
+    server's consent page (the lab's users: `alice`, `bob`). `stores` holds each server's tokens.
+    """
+
+    consent: Elicitor
+    user: str = "alice"
+    stores: dict[str, HostTokens] = field(default_factory=dict)
+    clients: dict[str, OAuthClientProvider] = field(default_factory=dict)
+    """One SDK OAuth client per server, kept across connections: it knows when its token expires, and refreshes."""
+    trace: Trace | None = None
+    """The trace of the host now using this sign-in: consent and the browser's steps are recorded there."""
+
+
+def oauth_provider(server: str, url: str, sign_in: SignIn, trace: Trace) -> OAuthClientProvider:
+    """The SDK's OAuth client for one server: discovery from its 401, dynamic registration, PKCE, refresh."""
+    sign_in.trace = trace
+    if server not in sign_in.clients:
+        sign_in.clients[server] = _new_provider(server, url, sign_in)
+    return sign_in.clients[server]
+
+
+def _new_provider(server: str, url: str, sign_in: SignIn) -> OAuthClientProvider:
+    store = sign_in.stores.setdefault(server, HostTokens())
+    redirected: dict[str, str] = {}
+
+    async def redirect(authorization_url: str) -> None:
+        trace = sign_in.trace
+        assert trace is not None
+        query = parse_qs(urlsplit(authorization_url).query)
+        scopes = " ".join(query.get("scope", [])) or _("(none named)")
+        authority = urlsplit(authorization_url).netloc
+        message = _("The {server} server wants you to sign in at {authority} and allow the host: {scopes}").format(
+            server=server, authority=authority, scopes=scopes
+        )
+        trace.record(
+            "host",
+            "user",
+            "host.form",
+            message,
+            payload={
+                "server": server,
+                "authorization_server": authority,
+                "scopes": scopes,
+                "resource": (query.get("resource") or [""])[0] or None,
+            },
+        )
+        token = FORM_ABOUT.set(_("the host, signing in to the {server} server").format(server=server))
+        try:
+            answer = await sign_in.consent(
+                message,
+                {
+                    "type": "object",
+                    "properties": {"allow": {"type": "boolean", "title": _("Allow")}},
+                    "required": ["allow"],
+                },
+            )
+        finally:
+            FORM_ABOUT.reset(token)
+        allowed = bool(answer and answer.get("allow"))
+        trace.record("user", "host", "user.answer", _("allow") if allowed else _("decline"), payload=answer)
+        redirected.update(await _browse(authorization_url, sign_in.user if allowed else None, trace))
+
+    async def callback() -> AuthorizationCodeResult:
+        if "code" not in redirected:
+            raise PermissionError(
+                _("the sign-in to the {server} server was declined ({error})").format(
+                    server=server, error=redirected.get("error", "access_denied")
+                )
+            )
+        return AuthorizationCodeResult(code=redirected["code"], state=redirected.get("state"))
+
+    metadata = OAuthClientMetadata(
+        redirect_uris=[AnyUrl(REDIRECT_URI)],
+        client_name="labkit-host",
+        grant_types=["authorization_code", "refresh_token"],
+        response_types=["code"],
+    )
+    return OAuthClientProvider(
+        server_url=url, client_metadata=metadata, storage=store, redirect_handler=redirect, callback_handler=callback
+    )
+
+
+async def _browse(authorization_url: str, user: str | None, trace: Trace) -> dict[str, str]:
+    """The user's browser on the authorization server: its consent page, answered as `user` (None: deny),
+    up to the redirect back to the host, whose query is returned (code and state, or error)."""
+    async with httpx2.AsyncClient(timeout=10.0) as browser:
+        page = await browser.get(authorization_url, follow_redirects=True)
+        request = parse_qs(page.url.query.decode() if isinstance(page.url.query, bytes) else str(page.url.query))
+        trace.record(
+            "user",
+            "auth",
+            "auth.consent",
+            _("consent page: {url}").format(url=str(page.url).split("?")[0]),
+            payload={"status": page.status_code},
+        )
+        form: dict[str, Any] = {
+            "request": request.get("request", [""])[0],
+            "decision": "allow" if user is not None else "deny",
+            "user": user or "",
+        }
+        answer = await browser.post(str(page.url).split("?")[0], data=form)
+    location = answer.headers.get("location", "")
+    back = {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
+    trace.record(
+        "auth",
+        "user",
+        "auth.redirect",
+        _("redirect back to the host: {what}").format(what="code" if "code" in back else back.get("error", "?")),
+        payload={"status": answer.status_code},
+    )
+    return back

@@ -1,0 +1,205 @@
+"""A form waiting for a person is found: brought into view, named atop its notebook; a stopped wait says why."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from labkit._i18n import N_, _
+
+from ._rerun import Waited, wait_for_click
+
+__all__ = ["FORM_FALLBACK", "WaitingForm"]
+
+FORM_FALLBACK = N_(
+    "[form: drawn here while this cell runs in JupyterLab. Reopened the notebook while it waited and "
+    "see no form? Run → Run All Cells asks again.]"
+)
+"""What a saved notebook shows where a form was (tools/notebooks.py writes it in place of every widget)."""
+
+_WAITING = "labkit-waiting"
+_HOOKED: set[int] = set()
+_STOPPED: set[int] = set()
+"""The executions (IPython's execution count) in which an interrupt stopped a waiting form."""
+
+
+class WaitingForm:
+    """One form shown to a person (a `widget_form` or an approval, notebooks 03, 04 and 07).
+
+    In JupyterLab a small script in the form keeps it found: it scrolls the form into view and focuses
+    it as soon as it is drawn, whatever the notebook's scroll position, puts "a form is waiting" at the
+    top of the notebook and in the tab's title until it is answered, and, if the kernel restarts while
+    it waits, replaces "waiting" by what happened and what to press.
+    """
+
+    def __init__(self, form: Any, status: Any, controls: Iterable[Any]) -> None:
+        self.form, self.status, self.controls = form, status, list(controls)
+        self.key = f"labkit-form-{uuid.uuid4().hex[:12]}"
+        form.add_class("labkit-form")
+        form.add_class(self.key)
+        status.add_class("labkit-form-status")
+
+    def show(self, *, live: bool) -> None:
+        """Display the form; `live` (a person will answer) adds the script that brings it into view."""
+        import ipywidgets as widgets
+        from IPython.display import Javascript, display
+
+        if live:
+            self.form.add_class(_WAITING)
+            script = widgets.Output()
+            script.append_display_data(Javascript(_SCRIPT.replace("CONFIG", json.dumps(self._texts()))))
+            self.form.children = (*self.form.children, script)
+        display(_Shown(self.form))
+
+    async def wait(self, answer: asyncio.Future[Any], timeout: float) -> Waited:
+        """Wait for a click (see `wait_for_click`); an interrupt closes the form, and the cell says so in one line.
+
+        The cancellation itself goes on unchanged (the form may wait in the SDK's task, not the cell's): only
+        what the learner reads changes, the cell's CancelledError shown as one line instead of its traceback.
+        """
+        shell = _hook_stop_message()
+        try:
+            return await wait_for_click(answer, timeout)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            self.close(
+                _(
+                    "■ stopped: the kernel was interrupted while this form waited, so nothing was sent. Run "
+                    "this cell again (or Run All) to be asked again."
+                )
+            )
+            if shell is not None:
+                _STOPPED.add(shell.execution_count)
+            raise
+
+    def close(self, line: str) -> None:
+        """The form's last word: its status line, its controls disabled, and its notice taken down."""
+        self.status.value = line
+        for control in self.controls:
+            control.disabled = True
+        self.form.remove_class(_WAITING)
+
+    def _texts(self) -> dict[str, str]:
+        return {
+            "key": self.key,
+            "banner": _("► A form is waiting for your answer: click here to show it"),
+            "title": _("► answer the form"),
+            "restarted": _(
+                "■ stopped: the kernel restarted (or stopped) while this form waited, so nothing was sent. "
+                "Run → Run All Cells (or run this cell) to be asked again."
+            ),
+        }
+
+
+class _Shown:
+    """A widget displayed with a one-line text fallback: what a saved notebook shows where the form was, including
+    to a learner who closed the tab while it waited and opened the notebook again (the kernel still waits)."""
+
+    def __init__(self, widget: Any) -> None:
+        self.widget = widget
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = _(FORM_FALLBACK)
+        return bundle
+
+
+def _hook_stop_message() -> Any:
+    """IPython's shell, told to show an interrupt that stopped a form as one line, not as a traceback."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    shell = get_ipython()
+    if shell is None or id(shell) in _HOOKED:
+        return shell
+    _HOOKED.add(id(shell))
+
+    def one_line(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: Any = None) -> list[str]:
+        if shell.execution_count in _STOPPED:
+            _STOPPED.discard(shell.execution_count)
+            stb = [
+                "\x1b[0;31m■ "
+                + _(
+                    "The kernel was interrupted while a form waited for your answer: nothing was "
+                    "sent. Run this cell again, or Run All, to be asked again."
+                )
+                + "\x1b[0m"
+            ]
+        else:
+            stb = shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
+        shell._showtraceback(etype, value, stb)
+        return stb
+
+    shell.set_custom_exc((asyncio.CancelledError, KeyboardInterrupt), one_line)
+    return shell
+
+
+# Runs in the page, once per form (the view may be drawn again). It finds the form by its own class (each form's
+# is unique, even across notebooks whose kernels number their forms alike), scrolls it to the middle of its
+# notebook until it has stayed in view for a second (Run All scrolls too), focuses its first control, and keeps a
+# notice in the notebook's toolbar and the tab's title while the form waits. JupyterLab marks the widgets of a
+# kernel that restarted or stopped `jupyter-widgets-disconnected`: the form then says so instead of "waiting".
+_SCRIPT = """
+(() => {
+  const cfg = CONFIG;
+  if (window[cfg.key]) return;
+  window[cfg.key] = true;
+  const titled = (t) => t.startsWith(cfg.title + ' · ') ? t.slice(cfg.title.length + 3) : t;
+  let shownFor = 0, settled = false, wasVisible = false, missing = 0, banner = null;
+  const find = () => document.querySelector('.' + cfg.key);
+  const bringIn = (form) => { form.scrollIntoView({block: 'center'}); };
+  const retitle = () => {
+    const waiting = [...document.querySelectorAll('.labkit-waiting')].length > 0;
+    const bare = titled(document.title);
+    const want = waiting ? cfg.title + ' · ' + bare : bare;
+    if (document.title !== want) document.title = want;
+  };
+  const stop = () => { clearInterval(timer); if (banner) banner.remove(); retitle(); };
+  const tick = () => {
+    const form = find();
+    if (!form) { if (++missing > 40) stop(); return; }
+    missing = 0;
+    if (form.classList.contains('labkit-waiting') && form.classList.contains('jupyter-widgets-disconnected')) {
+      const status = form.querySelector('.labkit-form-status');
+      if (status) status.textContent = cfg.restarted;
+      form.querySelectorAll('button, input, select, textarea').forEach(c => { c.disabled = true; });
+      form.classList.remove('labkit-waiting');
+    }
+    if (!form.classList.contains('labkit-waiting')) { stop(); return; }
+    const panel = form.closest('.jp-NotebookPanel');
+    const toolbar = panel && panel.querySelector('.jp-NotebookPanel-toolbar');
+    if (toolbar && (!banner || !toolbar.contains(banner))) {
+      banner = document.createElement('div');
+      banner.className = 'labkit-waiting-banner';
+      banner.textContent = cfg.banner;
+      banner.style.cssText = 'background:#fff3cd;color:#664d03;border:1px solid #e0b000;border-radius:3px;' +
+        'padding:0 8px;margin:0 6px;font-weight:bold;cursor:pointer;align-self:center;white-space:nowrap';
+      banner.onclick = () => { settled = false; shownFor = 0; const f = find(); if (f) bringIn(f); };
+      toolbar.insertBefore(banner, toolbar.querySelector('.jp-Toolbar-spacer') || null);
+    }
+    retitle();
+    const visible = form.offsetParent !== null;
+    if (visible && !wasVisible) { settled = false; shownFor = 0; }
+    wasVisible = visible;
+    if (!visible || settled) return;
+    const box = form.getBoundingClientRect();
+    const scroller = form.closest('.jp-WindowedPanel-outer') || panel || document.body;
+    const view = scroller.getBoundingClientRect();
+    if (box.top >= view.top && box.top + Math.min(box.height, 80) <= view.bottom) {
+      if (shownFor === 0) {
+        const control = form.querySelector('input:not([disabled]), button:not([disabled])');
+        if (control) control.focus({preventScroll: true});
+      }
+      if (++shownFor >= 4) settled = true;
+    } else {
+      shownFor = 0;
+      bringIn(form);
+    }
+  };
+  const timer = setInterval(tick, 250);
+  tick();
+})();
+"""

@@ -1,0 +1,218 @@
+"""The lab's OAuth 2.1 authorization server: the SDK's provider protocol and routes, a consent page, introspection.
+
+Authorization code with PKCE (checked by the SDK's token handler), dynamic client registration, refresh,
+revocation, and RFC 7662 introspection for the lab's protected servers. Tokens are opaque random strings
+kept in this process; each names its client, user (`sub`), scopes, audience (RFC 8707 `resource`) and
+expiry. The users and the scopes each may grant are the lab's: `alice` may read and write, `bob` only read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import os
+import secrets
+import time
+from dataclasses import dataclass
+
+from mcp.server.auth.provider import (
+    AccessToken,
+    AuthorizationCode,
+    AuthorizationParams,
+    OAuthAuthorizationServerProvider,
+    RefreshToken,
+    construct_redirect_uri,
+)
+from mcp.server.auth.routes import create_auth_routes
+from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from pydantic import AnyHttpUrl
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+USERS = {"alice": ("read", "write"), "bob": ("read",)}
+"""Who can sign in, and the scopes each may grant: scopes decide which tools a caller sees and may call."""
+SCOPES = ["read", "write"]
+TOKEN_TTL_ENV = "LABKIT_TOKEN_TTL"
+"""How long an access token lasts, in seconds (default 3600): notebook 09 makes one expire."""
+
+
+@dataclass
+class _Pending:
+    client: OAuthClientInformationFull
+    params: AuthorizationParams
+
+
+class LabAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken, AccessToken]):
+    """The SDK's `OAuthAuthorizationServerProvider`, in memory: clients, consent requests, codes and tokens."""
+
+    def __init__(self, issuer: str) -> None:
+        self.issuer = issuer
+        self.clients: dict[str, OAuthClientInformationFull] = {}
+        self.pending: dict[str, _Pending] = {}
+        self.codes: dict[str, AuthorizationCode] = {}
+        self.access: dict[str, AccessToken] = {}
+        self.refresh: dict[str, RefreshToken] = {}
+
+    async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        return self.clients.get(client_id)
+
+    async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        assert client_info.client_id is not None
+        self.clients[client_info.client_id] = client_info
+
+    async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
+        """The user is sent to the consent page, which names the client, the scopes and the server asked for."""
+        request = secrets.token_urlsafe(16)
+        self.pending[request] = _Pending(client, params)
+        return f"{self.issuer}/consent?request={request}"
+
+    def consent(self, request: str, user: str | None) -> str:
+        """Where the browser goes after the consent page: back to the client with a code, or with access_denied."""
+        pending = self.pending.pop(request)
+        redirect = str(pending.params.redirect_uri)
+        if user not in USERS:
+            return construct_redirect_uri(redirect, error="access_denied", state=pending.params.state)
+        asked = pending.params.scopes or list(USERS[user])
+        code = AuthorizationCode(
+            code=secrets.token_urlsafe(32),
+            scopes=[s for s in asked if s in USERS[user]],
+            expires_at=time.time() + 300,
+            client_id=pending.client.client_id or "",
+            code_challenge=pending.params.code_challenge,
+            redirect_uri=pending.params.redirect_uri,
+            redirect_uri_provided_explicitly=pending.params.redirect_uri_provided_explicitly,
+            resource=pending.params.resource,
+            subject=user,
+        )
+        self.codes[code.code] = code
+        return construct_redirect_uri(redirect, code=code.code, state=pending.params.state)
+
+    async def load_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: str
+    ) -> AuthorizationCode | None:
+        code = self.codes.get(authorization_code)
+        return code if code is not None and code.client_id == client.client_id else None
+
+    async def exchange_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
+    ) -> OAuthToken:
+        del self.codes[authorization_code.code]  # a code is good once
+        return self._issue(
+            client.client_id or "", authorization_code.scopes, authorization_code.resource, authorization_code.subject
+        )
+
+    async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
+        token = self.refresh.get(refresh_token)
+        return token if token is not None and token.client_id == client.client_id else None
+
+    async def exchange_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
+    ) -> OAuthToken:
+        del self.refresh[refresh_token.token]  # rotated: an old refresh token is good once
+        return self._issue(
+            refresh_token.client_id, scopes or refresh_token.scopes, refresh_token.resource, refresh_token.subject
+        )
+
+    async def load_access_token(self, token: str) -> AccessToken | None:
+        return self.access.get(token)
+
+    async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
+        self.access.pop(token.token, None)
+        self.refresh.pop(token.token, None)
+
+    def _issue(self, client_id: str, scopes: list[str], resource: str | None, subject: str | None) -> OAuthToken:
+        ttl = int(os.environ.get(TOKEN_TTL_ENV) or 3600)
+        access, refresh = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        self.access[access] = AccessToken(
+            token=access,
+            client_id=client_id,
+            scopes=scopes,
+            expires_at=int(time.time()) + ttl,
+            resource=resource,
+            subject=subject,
+            claims={"iss": self.issuer},
+        )
+        self.refresh[refresh] = RefreshToken(
+            token=refresh, client_id=client_id, scopes=scopes, resource=resource, subject=subject
+        )
+        return OAuthToken(
+            access_token=access, token_type="Bearer", expires_in=ttl, scope=" ".join(scopes), refresh_token=refresh
+        )
+
+    def introspect(self, token: str) -> dict[str, object]:
+        """RFC 7662: what a protected server needs to decide (active, audience, scopes, expiry, who)."""
+        found = self.access.get(token)
+        if found is None or (found.expires_at is not None and found.expires_at < time.time()):
+            return {"active": False}
+        return {
+            "active": True,
+            "client_id": found.client_id,
+            "scope": " ".join(found.scopes),
+            "exp": found.expires_at,
+            "aud": found.resource,
+            "sub": found.subject,
+            "iss": self.issuer,
+            "token_type": "Bearer",
+        }
+
+
+def build_app(port: int) -> Starlette:
+    issuer = f"http://127.0.0.1:{port}"
+    provider = LabAuthProvider(issuer)
+    routes = create_auth_routes(
+        provider,
+        issuer_url=AnyHttpUrl(issuer),
+        client_registration_options=ClientRegistrationOptions(enabled=True, valid_scopes=SCOPES, default_scopes=SCOPES),
+        revocation_options=RevocationOptions(enabled=True),
+    )
+
+    async def consent_page(request: Request) -> Response:
+        pending = provider.pending.get(request.query_params.get("request", ""))
+        if pending is None:
+            return HTMLResponse("<p>This consent request is unknown or already answered.</p>", status_code=400)
+        client = html.escape(pending.client.client_name or pending.client.client_id or "?")
+        scopes = html.escape(" ".join(pending.params.scopes or SCOPES))
+        resource = html.escape(pending.params.resource or "?")
+        users = "".join(f'<option value="{u}">{u} (may grant {" ".join(s)})</option>' for u, s in USERS.items())
+        return HTMLResponse(
+            f"<h1>Sign in and consent</h1><p><b>{client}</b> asks for <b>{scopes}</b> on <b>{resource}</b>.</p>"
+            f'<form method="post" action="/consent"><input type="hidden" name="request" '
+            f'value="{html.escape(request.query_params["request"])}"><select name="user">{users}</select>'
+            '<button name="decision" value="allow">Allow</button><button name="decision" value="deny">Deny'
+            "</button></form>"
+        )
+
+    async def consent_answer(request: Request) -> Response:
+        form = await request.form()
+        request_id = str(form.get("request", ""))
+        if request_id not in provider.pending:
+            return HTMLResponse("<p>This consent request is unknown or already answered.</p>", status_code=400)
+        user = str(form.get("user")) if form.get("decision") == "allow" else None
+        return RedirectResponse(provider.consent(request_id, user), status_code=302)
+
+    async def introspect(request: Request) -> Response:
+        form = await request.form()
+        return JSONResponse(provider.introspect(str(form.get("token", ""))))
+
+    routes += [
+        Route("/consent", consent_page, methods=["GET"]),
+        Route("/consent", consent_answer, methods=["POST"]),
+        Route("/introspect", introspect, methods=["POST"]),
+    ]
+    return Starlette(routes=routes)
+
+
+def main() -> None:
+    import uvicorn
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, default=9000)
+    port = parser.parse_args().port
+    uvicorn.run(build_app(port), host="127.0.0.1", port=port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()

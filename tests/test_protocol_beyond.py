@@ -1,0 +1,165 @@
+"""Notebook 10's protocol, on the wire: progress and cancellation, pages, listen and re-listing, a job handle.
+
+Each runs against the lab's servers (`jobs`, `toolbox`) over real stdio or HTTP; progress and cancellation run
+against `@modelcontextprotocol/server-everything` too, a server nobody here wrote, when it is installed
+(`npm install --prefix ~/.cache/labkit-npm/everything @modelcontextprotocol/server-everything`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
+
+from labkit import ProgressUpdates, ServerSpec, Trace, http_server, http_transport, select, stdio_transport
+from servers.toolbox import PAGE_SIZE
+
+pytestmark = pytest.mark.anyio
+EVERYTHING = (
+    Path(os.environ.get("LABKIT_NPM_CACHE", Path.home() / ".cache" / "labkit-npm"))
+    / "everything"
+    / "node_modules"
+    / "@modelcontextprotocol"
+    / "server-everything"
+    / "dist"
+    / "index.js"
+)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _frames(trace: Trace, name: str) -> list:
+    return [e for e in select(trace, kinds=["jsonrpc."]) if e.name == name]
+
+
+def _everything() -> ServerSpec:
+    if not EVERYTHING.is_file() or shutil.which("node") is None:
+        pytest.skip(f"server-everything is not installed at {EVERYTHING}")
+    return ServerSpec("everything", command="node", args=(str(EVERYTHING), "stdio"))
+
+
+def _slow_call(server: str) -> tuple[ServerSpec | str, str, dict]:
+    if server == "everything":
+        return _everything(), "trigger-long-running-operation", {"duration": 2, "steps": 4}
+    return "jobs", "export_orders", {"status": "pending"}
+
+
+@pytest.mark.parametrize("server", ["jobs", "everything"])
+async def test_a_progress_token_brings_progress_frames_that_quote_it(server: str) -> None:
+    spec, tool, arguments = _slow_call(server)
+    trace = Trace()
+    updates = ProgressUpdates()
+    async with Client(stdio_transport(spec, trace)) as client:
+        await client.call_tool(tool, arguments, progress_callback=updates)
+        await client.call_tool(tool, arguments)  # no callback: no token, no progress
+    calls = [e for e in select(trace, kinds=["jsonrpc.request"]) if e.name == tool]
+    token = calls[0].payload["params"]["_meta"]["progressToken"]
+    assert "progressToken" not in (calls[1].payload["params"].get("_meta") or {})
+    frames = _frames(trace, "notifications/progress")
+    assert frames and {f.payload["params"]["progressToken"] for f in frames} == {token}
+    assert [u[0] for u in updates.updates] == [f.payload["params"]["progress"] for f in frames]
+    assert updates.updates[-1][0] == updates.updates[-1][1]  # the last report is the whole
+
+
+@pytest.mark.parametrize("server", ["jobs", "everything"])
+async def test_giving_up_sends_cancelled_for_that_request_and_gets_no_answer(server: str) -> None:
+    spec, tool, arguments = _slow_call(server)
+    trace = Trace()
+    async with Client(stdio_transport(spec, trace)) as client:
+        await client.list_tools()
+        with anyio.move_on_after(0.2) as scope:
+            await client.call_tool(tool, arguments)
+        assert scope.cancelled_caught
+        await anyio.sleep(1.5)  # time for an answer the server should not send
+    call = next(e for e in select(trace, kinds=["jsonrpc.request"]) if e.name == tool)
+    cancelled = _frames(trace, "notifications/cancelled")
+    assert [c.payload["params"]["requestId"] for c in cancelled] == [call.payload["id"]]
+    replies = select(trace, kinds=["jsonrpc.response", "jsonrpc.error"])
+    assert [e for e in replies if e.payload.get("id") == call.payload["id"]] == []
+
+
+async def test_the_toolbox_lists_in_pages_and_refuses_a_forged_cursor() -> None:
+    trace = Trace()
+    async with Client(stdio_transport("toolbox", trace)) as client:
+        pages, cursor = [], None
+        while True:
+            page = await client.list_tools(cursor=cursor)
+            pages.append([t.name for t in page.tools])
+            if (cursor := page.next_cursor) is None:
+                break
+        with pytest.raises(MCPError) as refused:
+            await client.list_tools(cursor="not-a-cursor")
+    assert len(pages) > 1 and all(len(p) == PAGE_SIZE for p in pages[:-1]) and 0 < len(pages[-1]) <= PAGE_SIZE
+    names = [n for p in pages for n in p]
+    assert len(names) == len(set(names))
+    assert refused.value.error.code == INVALID_PARAMS
+    sent = [
+        r.payload["params"].get("cursor") for r in select(trace, kinds=["jsonrpc.request"]) if r.name == "tools/list"
+    ]
+    assert sent[0] is None and all(sent[1:])
+
+
+async def test_listen_hears_the_change_and_a_new_listing_shows_the_new_tool() -> None:
+    trace = Trace()
+    async with Client(stdio_transport("toolbox", trace)) as client:
+        async with client.listen(tools_list_changed=True) as subscription:
+            await client.call_tool("enable_currency_pack", {})
+            with anyio.fail_after(20):
+                event = await anext(aiter(subscription))
+        names, cursor = [], None
+        while True:
+            page = await client.list_tools(cursor=cursor)
+            names += [t.name for t in page.tools]
+            if (cursor := page.next_cursor) is None:
+                break
+    assert type(event).__name__ == "ToolsListChanged" and "convert_currency" in names
+    listen = _frames(trace, "subscriptions/listen")[0]
+    changed = _frames(trace, "notifications/tools/list_changed")
+    assert listen.payload["params"]["notifications"] == {"toolsListChanged": True}
+    tags = [c.payload["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] for c in changed]
+    assert tags == [listen.payload["id"]]
+
+
+async def test_a_job_handle_carries_state_across_connections_and_is_unknown_elsewhere() -> None:
+    trace = Trace()
+    with http_server("jobs") as url:
+        async with Client(http_transport(url, trace, server="jobs")) as client:
+            started = (await client.call_tool("start_export", {"status": "delivered"})).structured_content
+        state = started
+        with anyio.fail_after(30):
+            while state["state"] == "working":
+                await anyio.sleep(0.1)
+                async with Client(http_transport(url, trace, server="jobs")) as client:
+                    state = (await client.call_tool("export_status", {"job": started["job"]})).structured_content
+    assert state["state"] == "completed" and state["done"] == state["total"] and state["result"]["rows"] > 0
+    assert not any("mcp-session-id" in r.payload["headers"] for r in select(trace, kinds=["http.request"], http=True))
+    async with Client(stdio_transport("jobs", Trace())) as other:
+        unknown = await other.call_tool("export_status", {"job": started["job"]})
+    assert unknown.is_error and "no job" in str(unknown.content[0].model_dump().get("text"))
+
+
+def test_notebook_10_checks_refuse_what_the_lesson_warns_about() -> None:
+    from labkit import check
+    from servers.jobs import build_server
+
+    assert not check("10.1", ["convert_length", "convert_weight", "convert_temperature"])  # the first page only
+    own = next(t for t in anyio.run(build_server().list_tools) if t.name == "export_orders").description
+    assert not check("10.2", own)  # the description that stole a question in §6
+    assert not check("10.3", {"job": "job_x", "state": "working", "done": 1, "total": 4})
+    forged = {
+        "job": "job_x",
+        "state": "completed",
+        "done": 4,
+        "total": 4,
+        "result": {"status": "delivered", "rows": 999, "file": "delivered.csv"},
+    }
+    assert not check("10.3", forged)
