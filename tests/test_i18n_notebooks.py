@@ -142,6 +142,23 @@ def test_lines_wrapped_inside_chinese_text_are_joined_and_nothing_else() -> None
     assert i18n._unwrap("```\n# 注释，\n代码\n```") == "```\n# 注释，\n代码\n```", "code blocks stay as written"
 
 
+def test_a_rebuild_keeps_the_outputs_only_when_just_the_prose_changed() -> None:
+    def notebook(markdown: str, code: str) -> nbformat.NotebookNode:
+        return nbformat.v4.new_notebook(
+            cells=[nbformat.v4.new_markdown_cell(markdown), nbformat.v4.new_code_cell(code)], metadata={}
+        )
+
+    executed = notebook("# 标题", "print(1)")
+    executed.cells[1].outputs = [nbformat.v4.new_output("stream", text="1\n")]
+    executed.cells[1].execution_count = 1
+    reworded = notebook("# 新标题", "print(1)")
+    assert i18n.keep_outputs(executed, reworded)
+    assert reworded.cells[1].outputs == executed.cells[1].outputs and reworded.cells[0].source == "# 新标题"
+    recoded = notebook("# 标题", "print(2)")
+    assert not i18n.keep_outputs(executed, recoded)
+    assert recoded.cells[1].outputs == []
+
+
 # An English sentence in an output, whatever printed it (labkit, a server, a business system, the simulated model):
 # four words or more, one space apart (a table's header row puts two or more spaces between its column names).
 _ENGLISH_SENTENCE = re.compile(r"\b[A-Za-z][a-z]+(?:[,;:]? [A-Za-z][a-z]+\b[.?!]?){3,}")
@@ -219,8 +236,8 @@ def test_the_english_sentence_check_finds_a_server_summary_and_spares_a_table_he
                 outputs=[
                     nbformat.v4.new_output(
                         "stream",
-                        text="    round  from    to  kind  \\\n14   renders the order-service chart and saves it in the "
-                        "personal space\n15   日志库：order-service 共 401 个报错\n",
+                        text="    round  from    to  kind  \\\n14   renders the order-service chart and saves it in "
+                        "the personal space\n15   日志库：order-service 共 401 个报错\n",
                     )
                 ]
             )

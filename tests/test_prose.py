@@ -13,12 +13,14 @@ import functools
 import re
 import subprocess
 from collections.abc import Iterable
+from html.parser import HTMLParser
 from pathlib import Path
 
 import nbformat
 import pytest
 from babel.messages.pofile import read_po
 
+from labkit.trace import ACTORS
 from tests.prose_claims import CLAIMS, Claim
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,6 +69,44 @@ def _output(cell: nbformat.NotebookNode) -> str:
         data = output.get("data", {})
         parts.extend(str(data.get(kind, "")) for kind in ("text/plain", "text/markdown"))
     return "\n".join(parts)
+
+
+class _TableBody(HTMLParser):
+    """The body rows of the first HTML table in a cell's output: each row's header cell, then its data cells."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[list[str]] = []
+        self._in_body = self._in_cell = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "tbody":
+            self._in_body = True
+        elif self._in_body and tag == "tr":
+            self.rows.append([])
+        elif self._in_body and tag in ("th", "td"):
+            self._in_cell = True
+            self.rows[-1].append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "tbody":
+            self._in_body = False
+        elif tag in ("th", "td"):
+            self._in_cell = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_cell:
+            self.rows[-1][-1] += data.strip()
+
+
+def table_rows(cell: nbformat.NotebookNode) -> list[list[str]]:
+    for output in cell.get("outputs", []):
+        table = str(output.get("data", {}).get("text/html", ""))
+        if "<tbody" in table:
+            body = _TableBody()
+            body.feed(table)
+            return body.rows
+    return []
 
 
 @functools.cache
@@ -143,6 +183,14 @@ def claim_problems(
         found.append(f"{claim.says!r}, but cell {cells[0]} shows no {claim.shows!r}: {output[:300]!r}")
     if claim.never and re.search(claim.never, output, re.S):
         found.append(f"{claim.says!r}, but cell {cells[0]} shows {claim.never!r}: {output[:300]!r}")
+    if claim.holds is not None:
+        rows = table_rows(shown.cells[cells[0]])
+        try:
+            held = bool(rows) and claim.holds(rows)
+        except (IndexError, ValueError) as error:
+            held, rows = False, [*rows, [f"({type(error).__name__}: {error})"]]
+        if not held:
+            found.append(f"{claim.says!r}, but the table of cell {cells[0]} does not bear it out: {rows}")
     return found
 
 
@@ -158,7 +206,10 @@ def _display_labels() -> frozenset[str]:
     """labkit's messages that a table or a decision could meet as a value: the ones the Chinese edition changes."""
     with CATALOG.open("rb") as handle:
         catalog = read_po(handle)
-    return frozenset(m.id for m in catalog if isinstance(m.id, str) and m.id and m.string and m.string != m.id)
+    translated = {m.id for m in catalog if isinstance(m.id, str) and m.id and m.string and m.string != m.id}
+    # An actor's name is an event's structured field (`step.actor == "model"`) in both languages, even where a table
+    # of another notebook shows the same word translated.
+    return frozenset(translated - set(ACTORS))
 
 
 def label_comparisons(code: str, labels: frozenset[str]) -> list[str]:
@@ -225,6 +276,16 @@ def test_a_claim_fails_when_the_output_no_longer_shows_it() -> None:
     assert len(claim_problems(claim, english, english)) == 2, "the zh-CN 07 output of 2026-12-03 must fail"
 
 
+def test_the_limit_claim_fails_when_a_limit_above_the_schema_was_applied() -> None:
+    claim = next(c for c in CLAIMS if "clamps" in c.says)
+    english = _read(next(path for path in LESSONS if path.name.startswith("02_")))
+    cell = english.cells[next(i for i, cell in enumerate(english.cells) if claim.shown_by in cell.source)]
+    assert claim_problems(claim, english, english) == []
+    table = cell.outputs[0]["data"]["text/plain"]
+    cell.outputs[0]["data"]["text/plain"] = re.sub(r"(?m)\d+(\s+\d+\s*)$", r"72\1", table, count=1)
+    assert claim_problems(claim, english, english) != [], "a server that applied limit 72 breaks the claim"
+
+
 def test_the_path_and_reference_checks_find_what_does_not_exist(tmp_path: Path) -> None:
     notebook = nbformat.v4.new_notebook(
         cells=[
@@ -287,7 +348,8 @@ def cited_section_problems() -> list[str]:
         headings = {"en": _headings(english), "zh_CN": _headings(ROOT / "zh-CN" / english.relative_to(ROOT))}
         for citation in re.findall(r'N_\(\s*"(§[^"]+)"\s*\)', checks.read_text(encoding="utf-8")):
             message = catalog.get(citation)
-            for language, text in (("en", citation), ("zh_CN", message.string if message else "")):
+            translated = message.string if message is not None and isinstance(message.string, str) else ""
+            for language, text in (("en", citation), ("zh_CN", translated)):
                 for section, title in _cited(text):
                     heading = headings[language].get(section, "")
                     if not heading.startswith(title):
