@@ -13,6 +13,8 @@ from pathlib import Path
 
 from mcp.client.stdio import DEFAULT_INHERITED_ENV_VARS
 
+from .._i18n import _
+
 __all__ = ["SYSTEM_FILES", "Confinement", "confinement", "sandboxed"]
 
 SYSTEM_FILES = (
@@ -48,7 +50,7 @@ def confinement() -> Confinement:
     """Probe once: is `bwrap` installed, and may it create the namespaces it needs here (containers may refuse)?"""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
-        return Confinement(False, "bubblewrap (bwrap) is not installed: `apt-get install bubblewrap`")
+        return Confinement(False, _("bubblewrap (bwrap) is not installed: `apt-get install bubblewrap`"))
     probe = subprocess.run(
         [bwrap, *_system(), "--unshare-all", "--die-with-parent", "true"],
         check=False,
@@ -57,8 +59,10 @@ def confinement() -> Confinement:
         timeout=20,
     )
     if probe.returncode != 0:
-        return Confinement(False, f"bwrap cannot create namespaces here: {probe.stderr.strip()[:200]}")
-    return Confinement(True, "bubblewrap: own file system view, PID, network, IPC and user namespaces")
+        return Confinement(
+            False, _("bwrap cannot create namespaces here: {error}").format(error=probe.stderr.strip()[:200])
+        )
+    return Confinement(True, _("bubblewrap: own file system view, PID, network, IPC and user namespaces"))
 
 
 def sandboxed(
