@@ -235,7 +235,7 @@ def label_comparisons(code: str, labels: frozenset[str]) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("path", ENGLISH, ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("path", ENGLISH + CHINESE, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_path_a_lesson_names_exists(path: Path) -> None:
     assert path_problems(_read(path), _tracked()) == []
 
