@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from labkit.lessons import run_scenario
-from labkit.trace import Event, Trace, covered
+from labkit.trace import Event, Kind, Meta, Trace, covered
 
 from .memory import PeakRSS
 
@@ -68,9 +68,9 @@ def split_trace(trace: Trace, wall: float) -> Split:
     """Start-up until the user's question; model and MCP protocol as the union of their request→reply
     intervals; host is the rest until the last event; shutdown is what follows the last event."""
     events = list(trace)
-    asked = next(e.t for e in events if e.kind == "user.ask")
+    asked = next(e.t for e in events if e.kind == Kind.USER_ASK)
     last = events[-1].t
-    model = _intervals(events, "model.request", ("model.response",), after=asked)
+    model = _intervals(events, Kind.MODEL_REQUEST, (Kind.MODEL_RESPONSE,), after=asked)
     protocol = [span for span in _mcp_intervals(events) if span[0] >= asked]
     model_s = covered(model)
     both_s = covered(model + protocol)
@@ -91,7 +91,7 @@ def mcp_calls(trace: Trace) -> list[dict[str, Any]]:
     for (start, end), request in zip(_mcp_intervals(events), _mcp_requests(events), strict=True):
         rows.append(
             {
-                "server": request.meta.get("server"),
+                "server": request.meta.get(Meta.SERVER),
                 "name": request.name,
                 "t": round(start, 3),
                 "ms": round((end - start) * 1000, 1),
@@ -101,7 +101,7 @@ def mcp_calls(trace: Trace) -> list[dict[str, Any]]:
 
 
 def _mcp_requests(events: list[Event]) -> list[Event]:
-    return [e for e in events if e.kind == "jsonrpc.request" and e.src == "client" and _answered(events, e)]
+    return [e for e in events if e.kind == Kind.JSONRPC_REQUEST and e.src == "client" and _answered(events, e)]
 
 
 def _answered(events: list[Event], request: Event) -> bool:
@@ -116,8 +116,8 @@ def _reply(events: list[Event], request: Event) -> Event | None:
             if e.seq > request.seq
             and e.src == "server"
             and e.ref == request.ref
-            and e.kind in ("jsonrpc.response", "jsonrpc.error")
-            and e.meta.get("server") == request.meta.get("server")
+            and e.kind in (Kind.JSONRPC_RESPONSE, Kind.JSONRPC_ERROR)
+            and e.meta.get(Meta.SERVER) == request.meta.get(Meta.SERVER)
         ),
         None,
     )

@@ -9,7 +9,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from classroom.hub import Hub, missing, tree_pss
+from classroom.hub import Hub, missing
+from classroom.memory import tree_memory
 
 __all__ = ["measure_classroom"]
 
@@ -99,7 +100,7 @@ async def _left_open(hub: Hub, token: str) -> tuple[dict[str, int | str], Path |
         run = await hub.run_lesson(name, token, lesson, sampled=server, leave_open=True)
         peak = max(peak, run.peak_pss)
         if count in (1, 3, len(lessons)):
-            figures[f"{count}_open"] = round(tree_pss(server) / _MIB)
+            figures[f"{count}_open"] = round(tree_memory(server).pss / _MIB)
     figures["peak"] = round(peak / _MIB)
     if group is None:
         figures["oom_kills_under_1_gib"] = "not measured: no writable cgroup v1 memory controller"

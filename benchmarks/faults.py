@@ -14,6 +14,7 @@ import anyio
 import psutil
 
 from labkit.host import ServerStartError
+from labkit.trace import Kind
 from tests.failure_cases import CASES as EXPLAINED_CASES
 from tests.fault_cases import CASES, LIMIT, Replay
 from tests.leftovers import SESSION_MARK, our_processes
@@ -72,17 +73,17 @@ def outcome_of(replay: Replay) -> str:
         if replay.stdout:  # a CLI run: whether it printed its table, and what it said on stderr
             return _shown(f"exit {replay.returncode}, {len(replay.stdout.splitlines())} lines on stdout{said}")
         return f"exit {replay.returncode}{said}"
-    shown = [e.summary for e in replay.trace.of_kind("server.stderr")] + [
-        e.summary for e in replay.trace.of_kind("host.note") if isinstance(e.payload, dict) and "fix" in e.payload
+    shown = [e.summary for e in replay.trace.of_kind(Kind.SERVER_STDERR)] + [
+        e.summary for e in replay.trace.of_kind(Kind.HOST_NOTE) if isinstance(e.payload, dict) and "fix" in e.payload
     ]
     results = [r for r in replay.results if r.is_error] or replay.results
-    restarts = len(replay.trace.of_kind("host.restart"))
+    restarts = len(replay.trace.of_kind(Kind.HOST_RESTART))
     if not results:
         return "no result"
     learner = f"; to the learner: {shown[0]}" if shown else ""
     if results[0].is_error:
         return _shown(f"isError ({restarts} restart(s)): {results[0].text.splitlines()[0]}{learner}")
-    cuts = replay.trace.of_kind("host.truncate")  # a whole result held by the host, cut for the model
+    cuts = replay.trace.of_kind(Kind.HOST_TRUNCATE)  # a whole result held by the host, cut for the model
     first = cuts[0].summary if cuts else results[0].text.splitlines()[0]
     return _shown(f"ok ({restarts} restart(s)): {first}{learner}")
 

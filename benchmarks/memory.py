@@ -2,54 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import threading
-from pathlib import Path
 from types import TracebackType
 
-__all__ = ["PeakRSS", "tree_rss"]
+from classroom.memory import tree_memory
 
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-
-
-def tree_rss(root: int | None = None) -> tuple[int, int, int]:
-    """(RSS of `root`, summed RSS of all its descendants, summed PSS of all of them) in bytes; from /proc.
-
-    PSS divides each shared page among the processes sharing it: what a forked process really adds.
-    """
-    root = os.getpid() if root is None else root
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                parents[int(entry.name)] = int(fields[1])
-            except (OSError, IndexError, ValueError):
-                pass
-    tree, frontier = set(), [root]
-    while frontier:
-        pid = frontier.pop()
-        kids = [p for p, parent in parents.items() if parent == pid]
-        tree.update(kids)
-        frontier.extend(kids)
-    return _proc_rss(root), sum(_proc_rss(pid) for pid in tree), sum(_proc_pss(pid) for pid in (root, *tree))
-
-
-def _proc_rss(pid: int) -> int:
-    try:
-        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * _PAGE
-    except (OSError, IndexError, ValueError):
-        return 0
-
-
-def _proc_pss(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, IndexError, ValueError):
-        pass
-    return 0
+__all__ = ["PeakRSS"]
 
 
 class PeakRSS:
@@ -83,7 +41,7 @@ class PeakRSS:
             self._sample()
 
     def _sample(self) -> None:
-        own, children, pss = tree_rss()
+        own, children, pss = tree_memory()
         self.samples += 1
         self.peak_pss = max(self.peak_pss, pss)
         self.peak_self = max(self.peak_self, own)

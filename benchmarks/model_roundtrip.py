@@ -17,7 +17,7 @@ from labkit.simulator import TeachingModel, decide, teaching_transport
 from labkit.simulator._anthropic_api import AnthropicMessages
 from labkit.simulator._chat_api import ChatCompletions
 from labkit.simulator._responses_api import ResponsesAPI
-from labkit.trace import OFFLINE_KEY, Trace
+from labkit.trace import OFFLINE_KEY, Kind, Trace
 
 from .stats import compare, median_ms, time_interleaved
 
@@ -66,7 +66,7 @@ async def _probes(api: Api, tools: list[Tool]) -> dict[str, Callable[[], Awaitab
     turn = await conversation.ask()
     if [call.name for call in turn.tool_calls] != ["query_errors"]:
         raise RuntimeError(f"{api}: expected the playbook's query_errors call, got {turn}")
-    request = trace.of_kind("model.request")[-1].payload  # exactly what the SDK sent
+    request = trace.of_kind(Kind.MODEL_REQUEST)[-1].payload  # exactly what the SDK sent
     body, path = request["body"], request["path"]
     bare = _bare_client(provider)
     dialogue = _ADAPTERS[api].parse(body, "canonical")

@@ -20,9 +20,10 @@ from tornado.httpclient import HTTPClientError, HTTPRequest
 from tornado.websocket import websocket_connect
 
 from classroom import proxy_command
+from classroom.memory import tree_memory
 from labkit._time_limits import scaled
 
-__all__ = ["Hub", "LessonRun", "missing", "tree_pss"]
+__all__ = ["Hub", "LessonRun", "missing"]
 
 LAB = Path(__file__).resolve().parents[1]
 CONFIG = Path(__file__).with_name("jupyterhub_config.py")
@@ -62,31 +63,6 @@ def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-def tree_pss(root: int) -> int:
-    """PSS in bytes of `root` and every process below it (shared pages divided among their sharers), from /proc."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-    tree, frontier = {root}, [root]
-    while frontier:
-        parent = frontier.pop()
-        children = [pid for pid, its_parent in parents.items() if its_parent == parent]
-        tree.update(children)
-        frontier.extend(children)
-    total = 0
-    for pid in tree:
-        try:
-            rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
-        except OSError:
-            continue
-        total += sum(int(line.split()[1]) * 1024 for line in rollup.splitlines() if line.startswith("Pss:"))
-    return total
 
 
 @dataclass
@@ -350,5 +326,5 @@ async def _until_idle(channel, msg_id: str, run: LessonRun) -> bool:  # type: ig
 
 async def _sample_peak(run: LessonRun, root: int) -> None:
     while True:
-        run.peak_pss = max(run.peak_pss, tree_pss(root))
+        run.peak_pss = max(run.peak_pss, tree_memory(root).pss)
         await asyncio.sleep(0.5)

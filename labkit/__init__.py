@@ -1,11 +1,12 @@
 """labkit: the teaching lab's toolkit — record a run of an agent using MCP tools, and show it.
 
-Four wings, lowest first: `labkit.trace` (events and the views drawn from them), `labkit.host`
-(servers, the model loop and every decision; with `labkit.security` and `labkit.skills` as its
-features), `labkit.simulator` (the simulated teaching model) and `labkit.lessons` (the lab's
-scenarios, attacks and exercise checks). Here are the names the notebooks, the README and the tests
-use (`__all__`, measured: `tests/test_facade.py`), each imported from its wing on first use, so
-`import labkit` stays light; everything else is reached through its wing (`labkit.host.free_port`).
+The wings, lowest first: `labkit.trace` (events and the views drawn from them), `labkit.processes` (a server as a
+process: started, supervised, confined, capped, stopped), `labkit.host` (MCP clients, the model loop and every
+decision; with `labkit.security` and `labkit.skills` as its features), `labkit.simulator` (the simulated teaching
+model) and `labkit.lessons` (the lab's scenarios, attacks and exercise checks). Here are the names the notebooks and
+the README use (`__all__`, measured: `tests/test_facade.py`; the lab's own tests, benchmarks and classroom driver
+import from the wings), each imported from its wing on first use, so `import labkit` stays light; everything else is
+reached through its wing only (`labkit.processes.max_message_bytes`).
 """
 
 from __future__ import annotations
@@ -21,26 +22,22 @@ from typing import Any as _Any
 # alive, and atexit and weakref.finalize callbacks still run.
 _atexit.register(_gc.freeze)
 
-_WINGS = ("trace", "host", "security", "skills", "simulator", "lessons")
+_WINGS = ("trace", "processes", "host", "security", "skills", "simulator", "lessons")
 
 __all__ = [
     "ACTORS",
     "ATTACKS",
     "BASE_PROMPT",
-    "ERAS",
     "ESTIMATOR",
     "HELD_OUT",
     "MODEL_NAME",
     "SKILLS_DIR",
     "TODO",
     "ApprovalDesk",
-    "ConfigError",
     "Conversation",
     "Defences",
-    "Event",
     "GatePolicy",
     "Host",
-    "LabFolder",
     "LabTempDir",
     "NameMap",
     "PinStore",
@@ -58,7 +55,6 @@ __all__ = [
     "answers_table",
     "benign_tools",
     "call_spans",
-    "careful_user",
     "check",
     "choose_skill",
     "confinement",
@@ -76,17 +72,14 @@ __all__ = [
     "findings_table",
     "fingerprint",
     "fold",
-    "free_port",
     "group_steps",
     "host_state_dir",
     "http_server",
     "http_transport",
     "least_privilege",
-    "load_config",
     "load_eval_set",
     "local_paths",
     "make_client",
-    "network_env",
     "outcomes",
     "over_broad",
     "overlap_saving",
@@ -117,7 +110,6 @@ __all__ = [
     "server_tools",
     "shared_words",
     "skill_files",
-    "specs_from_config",
     "stdio_transport",
     "steps_table",
     "story",
@@ -133,14 +125,14 @@ __all__ = [
 
 
 def __getattr__(name: str) -> _Any:
-    # A wing's other public names still resolve, so code written against the flat facade keeps working; they are
-    # not listed, and `tests/test_facade.py` says which to list once a notebook or a test uses one.
-    for wing in _WINGS:
-        module = _importlib.import_module(f"{__name__}.{wing}")
-        if name in module.__all__:
-            value = getattr(module, name)
-            globals()[name] = value
-            return value
+    # A listed name is imported from its wing on first use; any other name is reached through its wing.
+    if name in __all__:
+        for wing in _WINGS:
+            module = _importlib.import_module(f"{__name__}.{wing}")
+            if name in module.__all__:
+                value = getattr(module, name)
+                globals()[name] = value
+                return value
     raise AttributeError(f"module 'labkit' has no attribute {name!r}")
 
 

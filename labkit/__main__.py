@@ -28,9 +28,9 @@ from anyio.abc import TaskStatus  # noqa: E402
 
 from ._i18n import N_, _  # noqa: E402
 from .host import ENV_VAR, ERAS, ServerStartError, select_model  # noqa: E402
-from .host._spec import DATA_DIR_ENV  # noqa: E402
 from .host._writable import data_folder, unwritable  # noqa: E402
 from .lessons import SCENARIO_NAMES, run_scenario  # noqa: E402
+from .processes import DATA_DIR_ENV, ServerEnded  # noqa: E402
 from .trace import SIMULATED_MODEL, save_png, sequence_diagram, steps_table, table  # noqa: E402
 
 __all__ = ["main"]
@@ -82,9 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return anyio.run(_run_until_signalled, options)
     except Exception as error:
-        # A server that could not start says why in its message (which server, its stderr, a busy machine): that is
-        # the whole story, so it is printed without the traceback of the host's task groups.
-        starts = _only(error, ServerStartError)
+        # A server that could not start, or ended mid-run, says why in its message (which server, its stderr, a busy
+        # machine): that is the whole story, so it is printed without the traceback of the host's task groups.
+        starts = _only(error, (ServerStartError, ServerEnded))
         if not starts:
             raise
         for start in starts:
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-def _only(error: BaseException, kind: type[Exception]) -> list[BaseException]:
+def _only(error: BaseException, kind: tuple[type[Exception], ...]) -> list[BaseException]:
     """The errors of `kind` that make up `error` (itself, or every leaf of its exception groups); none if any is not."""
     if isinstance(error, BaseExceptionGroup):
         found = [_only(inner, kind) for inner in error.exceptions]

@@ -12,6 +12,8 @@ import gettext
 import os
 from pathlib import Path
 
+from labkit.errors import ConfigError
+
 __all__ = ["LANGUAGES", "N_", "_", "folder_language", "in_language", "language", "ngettext"]
 
 LANGUAGES = ("en", "zh_CN")
@@ -37,7 +39,7 @@ def language() -> str:
     if chosen:
         key = chosen.split(".")[0].replace("-", "_").lower()
         if key not in _ALIASES:
-            raise ValueError(f"LABKIT_LANG={chosen!r} is not a language of the lab; use one of {', '.join(LANGUAGES)}")
+            raise ConfigError(f"LABKIT_LANG={chosen!r} is not a language of the lab; use one of {', '.join(LANGUAGES)}")
         return _ALIASES[key]
     return _STARTED_IN
 

@@ -10,7 +10,11 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["TIME_SCALE_ENV", "cpu_pressure", "machine_load", "scaled", "time_scale"]
+if not __package__:  # run as a script (`python3 labkit/_time_limits.py 45`, by CI): its package is the folder above
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from labkit.errors import ConfigError
+
+__all__ = ["TIME_SCALE_ENV", "machine_load", "scaled", "time_scale", "usable_cpus"]
 
 TIME_SCALE_ENV = "LABKIT_TIME_SCALE"
 """A number (default 1) multiplying every time limit: 2 on a classroom VM shared by many, 4 on a Binder CPU share."""
@@ -27,7 +31,9 @@ def time_scale() -> float:
     except ValueError:
         scale = 0.0
     if not scale > 0 or scale == float("inf"):
-        raise ValueError(f"{TIME_SCALE_ENV}={text!r}: give a number above 0, e.g. {TIME_SCALE_ENV}=3 on a busy machine")
+        raise ConfigError(
+            f"{TIME_SCALE_ENV}={text!r}: give a number above 0, e.g. {TIME_SCALE_ENV}=3 on a busy machine"
+        )
     return scale
 
 
@@ -36,15 +42,16 @@ def scaled(seconds: float) -> float:
     return seconds * time_scale()
 
 
-def cpu_pressure() -> float | None:
-    """Microseconds, since boot, during which some runnable process waited for a CPU (Linux's pressure stall
-    information); None where the system does not say."""
+def usable_cpus() -> float:
+    """How many CPUs this process may use: those it is allowed to run on, or fewer when its container is given a
+    share of them (cgroup v2's `cpu.max`, as on Binder and in Kubernetes)."""
+    cpus = float(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
     try:
-        with open("/proc/pressure/cpu", encoding="ascii") as pressure:
-            some = pressure.readline().split()
-    except OSError:
-        return None
-    return next((float(field[6:]) for field in some if field.startswith("total=")), None)
+        with open("/sys/fs/cgroup/cpu.max", encoding="ascii") as limit:
+            quota, period = limit.read().split()[:2]
+        return min(cpus, int(quota) / int(period)) if quota != "max" else cpus
+    except (OSError, ValueError):
+        return cpus
 
 
 def machine_load() -> tuple[float, int]:

@@ -3,7 +3,7 @@
 The lab's `python3` kernel spec names this module's provisioner (`make env` and Binder's postBuild install the
 spec: `python -m labkit._warm_kernels`). Its first launch in an environment starts the kernel as jupyter_client
 does and, beside it, two warm Pythons: one importing `PRELOADED` in that environment, and one for servers (as the
-host starts its own, `labkit/host/_warm.py`). Each later launch in that environment asks the first to fork the
+host starts its own, `labkit/processes/_warm.py`). Each later launch in that environment asks the first to fork the
 kernel, which then runs `python -m ipykernel_launcher` in its own environment, folder, session and descriptors,
 as an exec'd kernel would; the second is lent to the kernel's host, which then starts no warm Python of its own.
 A launch they cannot serve as an exec would starts the usual way: another command, an independent kernel, a folder

@@ -10,8 +10,9 @@ class LabError(Exception):
 
     Each subclass keeps the built-in it refines where one fits (`ValueError` for input the lab cannot use,
     `RuntimeError` for a server that failed), so code that caught the built-in still does:
-    `ServerStartError` (`labkit.host`): a server could not be started, or ended before it answered;
-    `ServerMessageTooLarge` (`labkit.host`): a stdio server sent a message over the host's limit;
+    `ServerStartError` (`labkit.processes`): a server could not be started, or ended before it answered;
+    `ServerEnded` (`labkit.processes`): a server that had answered ended before its session did;
+    `ServerMessageTooLarge` (`labkit.processes`): a stdio server sent a message over the host's limit;
     `ConfigError`: a config the host cannot use; `AuthError`: a server's authorization failed;
     `SkillError` (`labkit.skills`): a SKILL.md that breaks the format.
     """

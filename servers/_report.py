@@ -6,15 +6,19 @@ import json
 import os
 from typing import Any, Literal
 
-__all__ = ["EVENTS_FILE_ENV", "report"]
+__all__ = ["EVENTS_FILE_ENV", "ReportedKind", "report"]
 
 EVENTS_FILE_ENV = "LABKIT_EVENTS_FILE"
+
+# The kinds a server reports, spelled as the host's `labkit.trace.Kind` spells them (tests/test_vocabulary.py checks):
+# servers stand on the SDK and the standard library, so they name the few they need here rather than import labkit.
+ReportedKind = Literal["server.query", "server.render", "server.received", "system.answer"]
 
 
 def report(
     src: Literal["server", "system"],
     dst: Literal["server", "system"],
-    kind: str,
+    kind: ReportedKind,
     summary: str,
     payload: Any = None,
 ) -> None:

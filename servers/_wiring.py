@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import hmac
 import inspect
 import json
 import os
@@ -12,6 +13,7 @@ from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 from mcp.server.caching import CacheHint
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
@@ -29,6 +31,8 @@ from mcp_types import (
     TextContent,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from starlette.responses import PlainTextResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from servers.i18n import _
 from servers.systems._sqlite import StoreUnavailable
@@ -37,6 +41,8 @@ from ._protected import RESOURCE_URL_ENV, auth_options, scoped_tools
 
 __all__ = [
     "DATA_DIR_ENV",
+    "HOST_SECRET_ENV",
+    "HOST_SECRET_PARAM",
     "MAX_RESULT_BYTES",
     "MAX_RESULT_BYTES_ENV",
     "REQUEST_STATE_KEY_ENV",
@@ -53,6 +59,9 @@ __all__ = [
 ]
 
 DATA_DIR_ENV = "LABKIT_DATA_DIR"
+HOST_SECRET_ENV = "LABKIT_HOST_SECRET"
+"""Set by the host that starts a server with `--http`: a request whose URL lacks it (`?host_secret=`) is refused."""
+HOST_SECRET_PARAM = "host_secret"
 REQUEST_STATE_KEY_ENV = "LABKIT_REQUEST_STATE_KEY"
 REQUEST_STATE_TTL_ENV = "LABKIT_REQUEST_STATE_TTL"
 RESOURCE_NOT_FOUND_2025 = -32002
@@ -67,7 +76,7 @@ _REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def data_dir() -> Path:
-    """The folder holding the business systems: `$LABKIT_DATA_DIR`, else `<repo>/data`; created on first use."""
+    """Where the business systems live: `$LABKIT_DATA_DIR`, else `<repo>/data`; made on first use (notebook 01)."""
     folder = Path(os.environ.get(DATA_DIR_ENV) or _REPO_ROOT / "data")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
@@ -166,8 +175,15 @@ def run(
     http, port = options.pop("http"), options.pop("port")
     if http:
         os.environ.setdefault(RESOURCE_URL_ENV, f"http://127.0.0.1:{port}/mcp")  # the audience its tokens must name
+    # Popped before any tool runs: a tool that reads its own environment does not find it.
+    secret = os.environ.pop(HOST_SECRET_ENV, None)
     server = build_server(**options)
-    if http:
+    if http and secret:
+        import uvicorn  # as the SDK does: a stdio server never pays for importing it
+
+        app = _HostOnly(server.streamable_http_app(host="127.0.0.1"), secret)
+        uvicorn.run(app, host="127.0.0.1", port=port, log_level=server.settings.log_level.lower())
+    elif http:
         server.run("streamable-http", host="127.0.0.1", port=port)
     else:
         server.run()
@@ -175,6 +191,32 @@ def run(
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
+
+
+class _HostOnly:
+    """The server's HTTP app, answering only requests whose URL carries its host's secret.
+
+    On a machine whose learners share one loopback interface (a hub), 127.0.0.1 says nothing about who is calling:
+    any learner's process could reach any other's server. The secret is given to this process alone, by the
+    host that started it, so no other user's process can know it, whatever it sends.
+    """
+
+    def __init__(self, app: ASGIApp, secret: str) -> None:
+        self.app = app
+        self.secret = secret
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            given = parse_qs(scope["query_string"].decode("latin-1")).get(HOST_SECRET_PARAM, [""])[0]
+            if not hmac.compare_digest(given.encode(), self.secret.encode()):
+                refusal = PlainTextResponse(
+                    "This server answers only the host that started it: "
+                    f"the request's URL lacks its {HOST_SECRET_PARAM}.",
+                    status_code=403,
+                )
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 def _request_state_security() -> RequestStateSecurity | None:

@@ -81,33 +81,43 @@ class ChartSaved(BaseModel):
 
 
 def render_trend_png(service: str, points: list[HourlyCount]) -> bytes:
-    """A 640x320 bar chart of errors per hour, the peak hour in red; same input, same bytes."""
+    """A 640x320 bar chart of errors per hour, the peak hour in red; same input, same bytes. A ToolError naming the
+    font to install when a label has characters no font of the lab's style has (they would be drawn as empty boxes)."""
     # Imported here: matplotlib adds ~0.3 s to a server start that most sessions never need.
-    from matplotlib import rc_context
+    from matplotlib import rc_context, rcParams
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
+    busiest = peak(points)
+    end = datetime.fromisoformat(points[-1].hour) + timedelta(hours=1)
+    title = _("{service}: errors per hour, {start} to {end}").format(
+        service=service, start=points[0].hour.replace("T", " "), end=f"{end:%Y-%m-%d %H:%M}"
+    )
+    x_label, y_label = _("hour starting (local time, UTC+08:00)"), _("errors")
+    peak_label = _("peak {errors}").format(errors=busiest.errors) if busiest is not None else ""
+    step = max(1, len(points) // 12)
+    ticks = [point.hour[5:].replace("T", "\n") for point in points][::step]
     with rc_context(fname=LAB_STYLE):  # a Chinese label is drawn in a CJK font, not as boxes
+        if missing := _undrawable([title, x_label, y_label, peak_label, *ticks]):
+            raise ToolError(
+                _(
+                    "chart not drawn: no font on this machine has the characters {missing} of its labels (the lab's "
+                    "style asks for {fonts}); install one (Debian and Ubuntu: fonts-noto-cjk) or start the server "
+                    "with LABKIT_LANG=en"
+                ).format(missing=missing, fonts=", ".join(rcParams["font.family"]))
+            )
         figure = Figure(figsize=(WIDTH / DPI, HEIGHT / DPI), dpi=DPI)
         axes = figure.subplots()
-        busiest = peak(points)
         colours = ["#c0392b" if point is busiest else "#4c72b0" for point in points]
         axes.bar(range(len(points)), [point.errors for point in points], color=colours)
-        step = max(1, len(points) // 12)
-        axes.set_xticks(range(0, len(points), step), [point.hour[5:].replace("T", "\n") for point in points][::step])
+        axes.set_xticks(range(0, len(points), step), ticks)
         axes.tick_params(labelsize=7)
-        end = datetime.fromisoformat(points[-1].hour) + timedelta(hours=1)
-        axes.set_title(
-            _("{service}: errors per hour, {start} to {end}").format(
-                service=service, start=points[0].hour.replace("T", " "), end=f"{end:%Y-%m-%d %H:%M}"
-            ),
-            fontsize=9,
-        )
-        axes.set_xlabel(_("hour starting (local time, UTC+08:00)"), fontsize=8)
-        axes.set_ylabel(_("errors"), fontsize=8)
+        axes.set_title(title, fontsize=9)
+        axes.set_xlabel(x_label, fontsize=8)
+        axes.set_ylabel(y_label, fontsize=8)
         if busiest is not None:
             axes.annotate(
-                _("peak {errors}").format(errors=busiest.errors),
+                peak_label,
                 (points.index(busiest), busiest.errors),
                 fontsize=7,
                 ha="center",
@@ -120,6 +130,25 @@ def render_trend_png(service: str, points: list[HourlyCount]) -> bytes:
         buffer = io.BytesIO()
         FigureCanvasAgg(figure).print_png(buffer, metadata={"Software": None})
         return buffer.getvalue()
+
+
+def _undrawable(texts: list[str]) -> str:
+    """The characters of `texts` that no font of the style in force has: matplotlib looks for each character in the
+    fonts of `font.family` in turn, and draws one that none of them has as an empty box."""
+    from matplotlib import font_manager, rcParams
+    from matplotlib.ft2font import FT2Font
+
+    missing = {character for text in texts for character in text if character.isprintable() and not character.isspace()}
+    for family in rcParams["font.family"]:
+        if not missing:
+            break
+        try:
+            path = font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=False)
+        except ValueError:
+            continue  # not on this machine
+        has = FT2Font(path).get_charmap()
+        missing = {character for character in missing if ord(character) not in has}
+    return "".join(sorted(missing))
 
 
 def _chart_name(service: str, start: datetime, end: datetime) -> str:

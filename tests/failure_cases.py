@@ -16,10 +16,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from labkit.host import GatePolicy, ServerSpec
+from labkit.host import GatePolicy, ServerSpec, ToolResult
 from tests.fault_cases import REPO, SILENT, Replay, _calls
 
-__all__ = ["CASES", "STRAY_PRINT", "busy_cpu", "hogs_on_cpu0"]
+__all__ = ["CASES", "STRAY_PRINT", "busy_cpu", "crowded_start", "hogs_on_cpu0"]
 
 LOGS_ARGS = {"service": "order-service", "since": "2026-10-29T20:00"}
 READ_LOGS = GatePolicy(auto_approve=frozenset({"query_errors", "hello", "started_with"}))
@@ -165,6 +165,87 @@ def read_only_checkout(data_dir: Path | None) -> Replay:
     return Replay(returncode=child.returncode, stderr=child.stderr, stdout=child.stdout)
 
 
+_ONE_CALL = textwrap.dedent("""
+    import json, sys, anyio
+    from labkit.host import GatePolicy, Host, ServerSpec
+    from labkit.trace import Trace
+
+    async def main():
+        server, tool, arguments = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+
+        async def personal_space(message, schema):
+            return {"space": "personal"}
+
+        policy = GatePolicy(approve_all=True)
+        async with Host(Trace(), [ServerSpec(server)], policy=policy, elicit=personal_space) as host:
+            result = await host.call(tool, arguments)
+        print(json.dumps({"call_id": result.call_id, "text": result.text, "is_error": result.is_error}))
+
+    anyio.run(main)
+""")
+_MOUNT_THEN_RUN = (
+    'options=$1; shift; while [ "$1" != -- ]; do mount -t tmpfs -o "$options" tmpfs "$1" || exit 97; shift; done; '
+    'shift; exec "$@"'
+)
+
+
+def _call_on_tmpfs(folders: list[Path], options: str, call: tuple[str, str, dict[str, Any]], **env: str) -> Replay:
+    """One call by a host in a private mount namespace where each of `folders` is a new tmpfs (mount `options`)."""
+    server, tool, arguments = call
+    host = [sys.executable, "-c", _ONE_CALL, server, tool, json.dumps(arguments)]
+    child = subprocess.run(
+        [
+            "unshare",
+            "--map-root-user",
+            "--mount",
+            "sh",
+            "-c",
+            _MOUNT_THEN_RUN,
+            "sh",
+            options,
+            *map(str, folders),
+            "--",
+            *host,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(REPO), "LABKIT_WARM_START": "0", **env},
+    )
+    if child.returncode != 0:
+        return Replay(error=RuntimeError(child.stderr[-2000:]), returncode=child.returncode, stderr=child.stderr)
+    return Replay(results=[ToolResult(**json.loads(child.stdout.splitlines()[-1]))], returncode=0, stderr=child.stderr)
+
+
+_TINY_DISK = "size=64k"
+"""A filesystem too small for the log store the logs server builds on first use."""
+
+
+def disk_full(data: Path) -> Replay:
+    """The logs server's data folder is on a filesystem that fills up while it builds its store."""
+    data.mkdir(parents=True, exist_ok=True)
+    return _call_on_tmpfs([data], _TINY_DISK, ("logs", "query_errors", LOGS_ARGS), LABKIT_DATA_DIR=str(data))
+
+
+def chart_without_a_cjk_font(folder: Path, language: str) -> Replay:
+    """The charts server in `language` on a machine whose system font folders are empty (as a minimal image's are):
+    matplotlib finds only the fonts it ships, and builds its font list afresh (`MPLCONFIGDIR`)."""
+    from matplotlib import font_manager
+
+    system_fonts = [Path(d) for d in font_manager.X11FontDirectories if Path(d).is_dir()]
+    (folder / "data").mkdir(parents=True, exist_ok=True)
+    (folder / "matplotlib").mkdir(exist_ok=True)
+    return _call_on_tmpfs(
+        system_fonts,
+        "mode=0755",
+        ("charts", "render_error_trend", LOGS_ARGS),
+        LABKIT_DATA_DIR=str(folder / "data"),
+        LABKIT_LANG=language,
+        MPLCONFIGDIR=str(folder / "matplotlib"),
+    )
+
+
 def can_mount_privately() -> bool:
     """Whether this machine lets a user make a private mount namespace (`unshare -rm`), as the read-only case needs."""
     try:
@@ -176,6 +257,29 @@ def can_mount_privately() -> bool:
 async def silent_start_under(limit: float) -> Replay:
     """A server that never answers, under a start-up limit of `limit` seconds (scaled by `LABKIT_TIME_SCALE`)."""
     return await _calls(SILENT, start_timeout=limit)
+
+
+_SDKS_PROBE_S = 10
+"""How long the SDK's `server/discover` probe waits by itself before it tries the old handshake
+(`mcp.client.session.DISCOVER_TIMEOUT_SECONDS`)."""
+_STARTS_SLOWLY = """
+import sys, time
+time.sleep(float(sys.argv[1]))  # loading what it serves (an index, a model) before it answers
+from mcp.server.mcpserver import MCPServer
+mcp = MCPServer("slow")
+
+@mcp.tool()
+def hello() -> str:
+    return "hi"
+
+mcp.run()
+"""
+
+
+async def slower_than_the_sdks_probe() -> Replay:
+    """A server that takes a second longer to start than the SDK's probe waits by itself, within the host's limit."""
+    spec = ServerSpec("slow", command=sys.executable, args=("-c", _STARTS_SLOWLY, str(_SDKS_PROBE_S + 1)))
+    return await _calls(spec, ("hello", {}), policy=READ_LOGS)
 
 
 @contextmanager
@@ -190,8 +294,8 @@ def hogs_on_cpu0(count: int = _HOGS) -> Iterator[None]:
             hog.wait()
 
 
-_START_ON_CPU0 = textwrap.dedent("""
-    import json, sys, anyio
+_START = textwrap.dedent("""
+    import json, sys, anyio, psutil
     from labkit.host import Host, ServerSpec, ServerStartError
     from labkit.trace import Trace
 
@@ -200,7 +304,8 @@ _START_ON_CPU0 = textwrap.dedent("""
             "silent", command=sys.executable, args=("-c", "import sys; sys.stdin.read()"))
         try:
             async with Host(Trace(), [spec], start_timeout=float(sys.argv[1])):
-                print(json.dumps({"started": True}))
+                used = sum(sum(p.cpu_times()[:2]) for p in psutil.Process().children(recursive=True))
+                print(json.dumps({"started": True, "cpu_seconds": used}))
         except ServerStartError as error:
             print(json.dumps({"started": False, "error": str(error)}))
 
@@ -208,21 +313,41 @@ _START_ON_CPU0 = textwrap.dedent("""
 """)
 
 
+def _start(server: str, limit: float, on_cpu0: bool, env: dict[str, str]) -> Replay:
+    pinned = ["taskset", "-c", "0"] if on_cpu0 else []
+    child = subprocess.run(
+        [*pinned, sys.executable, "-c", _START, str(limit), server],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(REPO), "LABKIT_WARM_START": "0", **env},
+    )
+    outcome: dict[str, Any] = json.loads(child.stdout.splitlines()[-1]) if child.stdout.strip() else {}
+    error = None if outcome.get("started") else RuntimeError(outcome.get("error") or child.stderr[-2000:])
+    return Replay(error=error, returncode=child.returncode, stderr=child.stderr, stdout=json.dumps(outcome))
+
+
+def start_cpu_seconds(server: str) -> float:
+    """The CPU time `server`, started cold on its own, used until the host had its tools (as much as a start
+    limit must allow on a crowded CPU)."""
+    replay = _start(server, 60, on_cpu0=False, env={})
+    if replay.error is not None:
+        raise replay.error
+    return float(json.loads(replay.stdout)["cpu_seconds"])
+
+
 def busy_cpu(server: str, limit: float, **env: str) -> Replay:
     """A host pinned to CPU 0 with `_HOGS` spinning processes starts `server` ("logs", started cold, or "silent",
     which never answers) under a start-up limit of `limit` seconds."""
     with hogs_on_cpu0():
-        child = subprocess.run(
-            ["taskset", "-c", "0", sys.executable, "-c", _START_ON_CPU0, str(limit), server],
-            capture_output=True,
-            text=True,
-            cwd=REPO,
-            timeout=300,
-            env={**os.environ, "PYTHONPATH": str(REPO), "LABKIT_WARM_START": "0", **env},
-        )
-    outcome: dict[str, Any] = json.loads(child.stdout.splitlines()[-1]) if child.stdout.strip() else {}
-    error = None if outcome.get("started") else RuntimeError(outcome.get("error") or child.stderr[-2000:])
-    return Replay(error=error, returncode=child.returncode, stderr=child.stderr)
+        return _start(server, limit, on_cpu0=True, env=env)
+
+
+def crowded_start() -> Replay:
+    """The logs server started cold on a CPU it shares with `_HOGS` spinning processes, under a start limit of twice
+    the CPU time it needs: time enough once its waiting for the CPU is counted, a quarter too little in wall time."""
+    return busy_cpu("logs", 2 * start_cpu_seconds("logs"))
 
 
 CASES = {
@@ -234,9 +359,12 @@ CASES = {
     "log store locked": lambda folder: damaged_store(folder, "locked"),
     "learner's mcp.py beside their server, warm": lambda folder: learners_file_shadows_an_import(folder, True),
     "learner's mcp.py beside their server, cold": lambda folder: learners_file_shadows_an_import(folder, False),
+    "log store on a full disk": lambda folder: disk_full(folder / "data"),
+    "Chinese chart, no CJK font on the machine": lambda folder: chart_without_a_cjk_font(folder, "zh_CN"),
+    "start slower than the SDK's own 10 s probe": lambda _: slower_than_the_sdks_probe(),
     "read-only checkout, no LABKIT_DATA_DIR": lambda _: read_only_checkout(None),
     "read-only checkout, LABKIT_DATA_DIR set": lambda folder: read_only_checkout(folder / "data"),
-    "start on a busy CPU (3 s limit)": lambda _: busy_cpu("logs", 3),
+    "start on a busy CPU (limit: twice its CPU time)": lambda _: crowded_start(),
     "hung server on a busy CPU: the message": lambda _: busy_cpu("silent", 2),
 }
 """Each case by the name the table shows; a case gets a fresh folder of its own for what it writes."""

@@ -7,7 +7,7 @@ import os
 import psutil  # a dependency of ipykernel, which the lab pins
 
 from labkit import _warm_kernels
-from labkit.host._warm import warm_python_pid
+from labkit.processes._warm import warm_python_pid
 
 __all__ = ["SESSION_MARK", "our_processes"]
 

@@ -9,12 +9,15 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 import pytest
 
-from labkit import ConfigError, GatePolicy, Host, ServerSpec, Trace, free_port, http_server, load_config, network_env
-from labkit.host import read_config, server_env
+from labkit import GatePolicy, Host, ServerSpec, Trace, http_server
+from labkit.errors import ConfigError
+from labkit.host import load_config, read_config, server_env
+from labkit.processes import free_port, network_env
 
 REPO = Path(__file__).resolve().parents[1]
 ENV_SERVER = str(REPO / "tests" / "env_server.py")
@@ -140,11 +143,13 @@ async def test_vscode_jsonc_inputs_and_env_file(tmp_path: Path, lab_env: dict[st
 
 async def test_windsurf_server_url(tmp_path: Path, lab_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     with http_server("logs") as url:
-        monkeypatch.setenv("LAB_PORT", url.split(":")[2].split("/")[0])
+        monkeypatch.setenv("LAB_PORT", str(urlsplit(url).port))
+        monkeypatch.setenv("LAB_QUERY", urlsplit(url).query)  # the server's secret: only its host may call it
         config = _write(
             tmp_path / "mcp_config.json",
             """{"mcpServers": {
-            "logs": {"serverUrl": "http://127.0.0.1:${env:LAB_PORT}/mcp", "headers": {"X-Team": "${env:LAB_SECRET}"}},
+            "logs": {"serverUrl": "http://127.0.0.1:${env:LAB_PORT}/mcp?${env:LAB_QUERY}",
+                     "headers": {"X-Team": "${env:LAB_SECRET}"}},
             "env": {"command": "${env:LAB_PYTHON}", "args": ["${env:LAB_SERVER}"],
                     "env": {"LAB_VALUE": "${env:LAB_SECRET}"},
                     "disabled": false},

@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from labkit.host import MAX_RESULT_BYTES_ENV, Host, ServerMessageTooLarge, ServerStartError, max_message_bytes
-from labkit.host._message_limit import DEFAULT_MAX_RESULT_BYTES
+from labkit.processes._message_limit import DEFAULT_MAX_RESULT_BYTES
 from labkit.trace import Trace
 from tests.fault_cases import LIMIT, foreign, huge_result, restart_stuck
 

@@ -10,8 +10,8 @@ import pytest
 
 from labkit.__main__ import main
 from labkit.host import GatePolicy, Host, ServerSpec, scripted_form
-from labkit.host._warm import warm_python_pid
 from labkit.lessons import run_scenario
+from labkit.processes._warm import warm_python_pid
 from labkit.trace import Trace
 
 LIMIT = 90

@@ -19,7 +19,7 @@ import psutil
 import pytest
 
 from labkit.host import Host, LabTempDir, ServerSpec
-from labkit.host._tempdirs import sweep_dead_owners
+from labkit.processes._tempdirs import sweep_dead_owners
 from labkit.trace import Trace
 
 LIMIT = 90

@@ -14,8 +14,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from labkit import GatePolicy, Host, ServerSpec, Trace, free_port, select
+from labkit import GatePolicy, Host, ServerSpec, Trace, select
 from labkit.host import HttpRefused, redact_credential
+from labkit.processes import free_port
 
 PROTECTED = str(Path(__file__).resolve().parent / "protected_server.py")
 TOKEN = "let-me-in"

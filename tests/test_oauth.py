@@ -16,9 +16,10 @@ from typing import Any
 import anyio
 import pytest
 
-from labkit import GatePolicy, Host, ServerSpec, Trace, free_port, http_server, select
+from labkit import GatePolicy, Host, ServerSpec, Trace, http_server, select
 from labkit.host import HttpRefused
 from labkit.host._oauth import SignIn
+from labkit.processes import free_port
 
 ALLOW = GatePolicy(approve_all=True)
 SINCE = {"service": "order-service", "since": "2026-10-29T20:00"}

@@ -8,7 +8,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from labkit import ERAS, Host, ServerSpec, ServerStartError, Trace, http_server, load_config, specs_from_config
+from labkit import Host, ServerSpec, ServerStartError, Trace, http_server
+from labkit.host import ERAS, load_config, specs_from_config
 from tests.servers_helpers import TIME_SERVER
 
 CONVERT = {"source_timezone": "Europe/London", "time": "09:00", "target_timezone": "Asia/Tokyo"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import pytest
 
@@ -69,3 +69,15 @@ def test_a_named_only_suite_is_left_out_by_default_and_a_failing_suite_fails_the
     said = capsys.readouterr().out
     assert "== bad: FAILED (exit 3)" in said and "== good: passed" in said
     assert "late" not in said and not (tmp_path / "logs" / "late.log").exists()
+
+
+def test_the_tests_suite_reports_its_coverage_in_the_line_it_ends_with(tmp_path: Path, capsys) -> None:
+    spec = importlib.util.spec_from_file_location("run_tests_tool", ROOT / "tools" / "run_tests.py")
+    assert spec is not None and spec.loader is not None, "tools/run_tests.py is there"
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    assert "--cov" in runner.suites()["tests"] and "--cov" not in runner.suites()["notebooks"]
+    log = tmp_path / "tests.log"
+    log.write_text("Name    Stmts   Miss  Cover\nTOTAL   200     50    75%\n==== 3 passed in 1.00s ====\n")
+    assert runner._report("tests", SimpleNamespace(returncode=0), log, 0.0)
+    assert "3 passed in 1.00s; 75% of labkit's and the servers' lines run in-process" in capsys.readouterr().out

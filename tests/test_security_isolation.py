@@ -17,8 +17,8 @@ import anyio
 import pytest
 
 from labkit.host import ServerSpec, confinement, server_env
-from labkit.host._sandbox import SYSTEM_FILES
 from labkit.lessons import prepare_lab
+from labkit.processes._sandbox import SYSTEM_FILES
 from labkit.security import Defences, PinStore, Shield, host_state_dir, least_privilege
 from labkit.trace import Trace
 from servers._wiring import data_dir

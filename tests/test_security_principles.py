@@ -13,9 +13,9 @@ import pytest
 from mcp_types import Tool
 
 from labkit.host import Host, LocalTool, LocalToolResult, ServerSpec, ToolCall, confinement
-from labkit.host._spec import DEFAULT_DATA_DIR, LAB_SHARED_ENV, server_env
 from labkit.lessons import KEY_CANARY, benign_tools, false_flags, prepare_lab, run_attack
 from labkit.lessons._security_lab import PRIVATE_KEY, GroundTruth
+from labkit.processes._spec import DEFAULT_DATA_DIR, LAB_SHARED_ENV, server_env
 from labkit.security import (
     ApprovalDesk,
     Defences,

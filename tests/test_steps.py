@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from labkit import Event, count_steps, group_steps
+from labkit import count_steps, group_steps
+from labkit.trace import Event
 
 GOLDEN = Path(__file__).parent / "golden" / "canonical.json"
 

@@ -25,6 +25,7 @@ from labkit.host import (
     stdio_params,
     stdio_transport,
 )
+from labkit.processes import ServerEnded
 from labkit.trace import TappedTransport, Trace, pretty, save_png, select, sequence_diagram, table
 from tests.toy_server import build_server
 
@@ -123,12 +124,15 @@ async def test_a_line_that_is_not_json_is_recorded_and_the_session_goes_on(tmp_p
     assert errors[0].seq < trace.of_kind("jsonrpc.response")[0].seq
 
 
-async def test_a_server_that_dies_mid_call_is_recorded():
+async def test_a_server_that_dies_mid_call_is_recorded_and_its_end_is_one_value():
     trace = Trace()
-    with pytest.raises(ServerStartError) as died:
+    with pytest.raises(ServerEnded) as died:
         async with Client(stdio_transport(TOY, trace)) as client:
             await client.call_tool("die", {})
-    assert died.value.server == TOY and died.value.returncode == 3, "the error names the server and its exit status"
+    end = died.value.end
+    assert (end.server, end.why, end.returncode, end.limit_hit) == (TOY, "exited", 3, None)
+    assert end.lines > 0, "it had answered the handshake: it ended mid-session, it did not fail to start"
+    assert not isinstance(died.value, ServerStartError) and "exit status 3" in str(died.value)
     call = next(e for e in trace.of_kind("jsonrpc.request") if e.name == "die")
     assert not [e for e in trace.of_kind("jsonrpc.response") if e.ref == call.ref]
     assert trace.of_kind("transport.closed"), [e.kind for e in trace]

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import sys
+import types
+
 import pytest
 from mcp_types import ElicitRequestFormParams
 
 from labkit import elicitation_callback, progress, scripted_form
-from labkit.host._user import answer_problems
+from labkit.host import _progress
+from labkit.host._user import SCRIPTED_USER_ENV, answer_problems
 
 SPACE = {"properties": {"space": {"enum": ["personal", "team"], "title": "Space"}}, "required": ["space"]}
 
@@ -30,6 +35,20 @@ def test_progress_outside_a_notebook_shows_nothing_and_passes_errors_through(cap
     with pytest.raises(ValueError), progress("failing"):
         raise ValueError("boom")
     assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("stop", [asyncio.CancelledError, KeyboardInterrupt])
+def test_a_progress_line_stopped_by_an_interrupt_says_stopped_and_names_no_error(monkeypatch, capsys, stop):
+    monkeypatch.setitem(sys.modules, "ipykernel", sys.modules.get("ipykernel", types.ModuleType("ipykernel")))
+    monkeypatch.setattr(_progress, "_in_kernel", lambda: True)  # a notebook's kernel under nbval: the final line
+    monkeypatch.setenv(SCRIPTED_USER_ENV, "1")
+    with pytest.raises(stop), progress("starting the servers"):
+        raise stop
+    with pytest.raises(ValueError), progress("failing"):
+        raise ValueError("boom")
+    stopped, failed = capsys.readouterr().out.splitlines()
+    assert stopped.startswith("■ starting the servers") and stop.__name__ not in stopped, stopped
+    assert failed == "✗ failing: ValueError"
 
 
 @pytest.mark.anyio

@@ -136,8 +136,9 @@ def test_a_killed_forked_kernel_takes_its_servers_with_it(warm: None) -> None:
             _run(
                 client,
                 (
-                    "import json, psutil\nfrom labkit import Host, ServerSpec, Trace\nfrom labkit.host._warm import "
-                    "warm_python_pid\nhost = Host(Trace(), [ServerSpec('logs'), ServerSpec('charts')])\n"
+                    "import json, psutil\nfrom labkit import Host, ServerSpec, Trace\n"
+                    "from labkit.processes._warm import warm_python_pid\n"
+                    "host = Host(Trace(), [ServerSpec('logs'), ServerSpec('charts')])\n"
                     "await host.__aenter__()\n"
                     "print(json.dumps([warm_python_pid(), *[p.pid for p in psutil.Process(warm_python_pid())"
                     ".children()]]))"

@@ -17,7 +17,7 @@ from mcp import Client
 from mcp.client.stdio import stdio_client
 
 from labkit.host import REPO_ROOT, ServerSpec, http_server, stdio_params
-from labkit.host._warm import WARM_START_ENV, warm_python_pid
+from labkit.processes._warm import WARM_START_ENV, warm_python_pid
 
 LIMIT = 60
 ENV_SERVER = "tests.env_server"
@@ -179,7 +179,7 @@ async def test_with_warm_start_off_a_lab_server_starts_cold(monkeypatch: pytest.
 
 async def test_where_the_warm_python_cannot_listen_servers_start_cold(monkeypatch: pytest.MonkeyPatch) -> None:
     import labkit._warm._starter as starter
-    import labkit.host._warm as warm
+    import labkit.processes._warm as warm
 
     def no_seqpacket(*args: Any, **kwargs: Any) -> Any:
         raise OSError(97, "Address family not supported by protocol")
@@ -196,7 +196,7 @@ def test_a_warm_python_that_never_says_it_is_ready_is_stopped_and_servers_start_
     monkeypatch: pytest.MonkeyPatch, tmp_path
 ) -> None:
     import labkit._warm._starter as starter
-    import labkit.host._warm as warm
+    import labkit.processes._warm as warm
 
     silent = tmp_path / "silent.py"
     silent.write_text("import sys\nsys.stdin.read()\n")  # imports nothing, says nothing, waits for its stdin
@@ -248,7 +248,7 @@ def test_a_kernel_that_started_a_lab_server_shuts_down_by_itself_when_asked() ->
         reply = client.execute_interactive(
             "from mcp import Client\nfrom labkit import ServerSpec, Trace, stdio_transport\n"
             "async with Client(stdio_transport(ServerSpec('logs'), Trace())) as c:\n    await c.list_tools()\n"
-            "from labkit.host._warm import warm_python_pid\nassert warm_python_pid() is not None",
+            "from labkit.processes._warm import warm_python_pid\nassert warm_python_pid() is not None",
             timeout=LIMIT,
             output_hook=lambda message: None,
         )

@@ -12,7 +12,8 @@ CI names `browser` last (`.ci/browser.sh`: the lessons in JupyterLab and Chromiu
 it takes the place the first suite to end leaves (the notebooks), so the two cores are never shared more
 thinly than by four suites, and it runs beside the longer test suites instead of alone after them.
 Each suite's output goes to `out/test-logs/<suite>.log`; a line is printed as each ends, and the whole
-log of a suite that failed. The exit status is 0 only if every suite passed.
+log of a suite that failed. The `tests` suite also reports its coverage of labkit and the servers (no threshold).
+The exit status is 0 only if every suite passed.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ LOGS = REPO / "out" / "test-logs"
 _PYTEST = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
 # nbval, with each solution's exercises run in its lesson's kernel after the lesson (`tests/nbval_pairs.py`)
 _NBVAL = [*_PYTEST, "-p", "tests.nbval_pairs", "--nbval-pairs", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg"]
+# The `tests` suite measures which lines of labkit and the servers it runs in its own process (pyproject's
+# [tool.coverage]); a report, no threshold. Servers started as subprocesses are not counted.
+_COVERAGE = ["--cov", "--cov-report=term:skip-covered"]
 _HEARTBEAT_S = 120
 _ATTACKS_AND_FAULTS = ("tests/attack_corpus", "tests/test_security*.py", "tests/test_faults*.py")
 _NAMED_ONLY = ("browser",)
@@ -41,7 +45,7 @@ def suites() -> dict[str, list[str]]:
     """Each suite's command. Notebooks run in order within a suite: a lesson may use an earlier one's data."""
     apart = sorted(str(p.relative_to(REPO)) for pattern in _ATTACKS_AND_FAULTS for p in REPO.glob(pattern))
     return {
-        "tests": [*_PYTEST, "tests", *(f"--ignore={path}" for path in apart)],
+        "tests": [*_PYTEST, *_COVERAGE, "tests", *(f"--ignore={path}" for path in apart)],
         "tests-attacks-faults": [*_PYTEST, *apart],
         "notebooks": [*_NBVAL, "notebooks", "solutions"],
         "notebooks-zh-CN": [*_NBVAL, "zh-CN/notebooks", "zh-CN/solutions"],
@@ -72,6 +76,8 @@ def _report(name: str, process: subprocess.Popen, log: Path, started: float) -> 
     """Print how a suite ended (its whole log if it failed); True if it passed."""
     lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
     summary = lines[-1].strip("= ") if lines else "no output"
+    if covered := [line.split()[-1] for line in lines if line.startswith("TOTAL ")]:
+        summary += f"; {covered[-1]} of labkit's and the servers' lines run in-process"
     verdict = "passed" if process.returncode == 0 else f"FAILED (exit {process.returncode})"
     print(f"== {name}: {verdict} in {time.monotonic() - started:.0f} s — {summary}", flush=True)
     if process.returncode != 0:

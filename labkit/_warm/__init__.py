@@ -1,8 +1,8 @@
 """Warm Pythons: a Python that imported modules once and forks every process it is asked for (standard library only).
 
-The host starts one for the lab's servers (`labkit/host/_warm.py`). Jupyter's provisioner (`labkit/_warm_kernels.py`)
-starts two for each environment kernels are launched in: one forks the kernels, the other is lent to their hosts
-for their servers, in place of one of their own.
+The host starts one for the lab's servers (`labkit/processes/_warm.py`). Jupyter's provisioner
+(`labkit/_warm_kernels.py`) starts two for each environment kernels are launched in: one forks the kernels, the other
+is lent to their hosts for their servers, in place of one of their own.
 """
 
 from ._client import LENT_ENV, Forked, Lent, fork, lent_to_us

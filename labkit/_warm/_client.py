@@ -1,6 +1,6 @@
 """Asking a warm Python to fork a process for us: the requester's side of `_warm_python.py`.
 
-Standard library only, and loaded by path by the host's supervisor too (`labkit/host/_supervisor.py`), which is
+Standard library only, and loaded by path by the host's supervisor too (`labkit/processes/_supervisor.py`), which is
 started for every server and must start in milliseconds.
 """
 

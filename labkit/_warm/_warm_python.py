@@ -11,7 +11,7 @@ modules it was given are imported; a starter waits for that before it asks for a
 
 Only third-party modules are imported ahead: the lab's own modules read their environment (the learner's
 language, the data folder) when imported, so they are imported by each child, after fork. Warm Pythons fork
-the lab's servers (`labkit/host/_warm.py`) and Jupyter's kernels (`labkit/_warm_kernels.py`).
+the lab's servers (`labkit/processes/_warm.py`) and Jupyter's kernels (`labkit/_warm_kernels.py`).
 """
 
 # ruff: noqa: E402 - the imports come after _AT_START, which must see none of them

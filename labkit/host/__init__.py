@@ -4,9 +4,30 @@
 or a whole `mcpServers` config with `Host.from_config`), runs the model loop and checks the answer
 before delivery; the gate, the guards and the audit decide and record each call. The user's side
 (forms, scripted users), the MCP→provider tool mapping and the real SDK model clients live here too.
-This wing imports `labkit.trace` only: never the simulator, never the lab's servers.
+A server's process (its start, supervisor, sandbox and limits) is `labkit.processes`; its names are handed on here.
+This wing imports `labkit.trace` and `labkit.processes` only: never the simulator, never the lab's servers.
 """
 
+from ..processes import (
+    MAX_RESULT_BYTES_ENV,
+    REPO_ROOT,
+    TRANSPORTS,
+    WARM_START_ENV,
+    WORKDIR_ENV,
+    Confinement,
+    LabTempDir,
+    ServerMessageTooLarge,
+    ServerSpec,
+    ServerStartError,
+    confinement,
+    free_port,
+    http_server,
+    max_message_bytes,
+    network_env,
+    sandboxed,
+    server_env,
+    stdio_params,
+)
 from ._audit import AuditEntry, AuditLog, argument_hash
 from ._config import CONFIG_KEYS, ConfigError, McpConfig, load_config, read_config, specs_from_config
 from ._connector import ERAS, HOST_INFO, Elicitor
@@ -16,24 +37,16 @@ from ._guards import Guard, LocalTool, LocalToolResult
 from ._host import Asker, Host, RunResult, lab_workspace
 from ._http_record import HttpRecorder, HttpRefused, redact_credential
 from ._jsonschema import jsonschema_module
-from ._launch import http_server, stdio_params
 from ._mapping import Api, ConvertedTool, McpCall, convert_tool, convert_tools, to_mcp_call, wire_tool
-from ._message_limit import MAX_RESULT_BYTES_ENV, ServerMessageTooLarge, max_message_bytes
 from ._model_clients import ENV_VAR, ModelSelection, Provider, import_sdk_meanwhile, model_client, select_model
-from ._network_env import network_env
 from ._pool import HOST_SERVER, Route, ServerPool
-from ._ports import free_port
 from ._progress import Progress, progress
 from ._progress_updates import ProgressUpdates
 from ._provider_names import NameMap, provider_name
 from ._rerun import Waited, wait_for_click
 from ._router import ToolRouter, result_as_data, truncate
-from ._sandbox import Confinement, confinement, sandboxed
 from ._schema_refs import outside_references, schema_problems
-from ._spec import REPO_ROOT, TRANSPORTS, WORKDIR_ENV, ServerSpec, server_env
-from ._start_errors import ServerStartError
 from ._strict_schema import drop_nulls, strict_schema
-from ._tempdirs import LabTempDir
 from ._transports import http_transport, memory_transport, sse_transport, stdio_transport
 from ._user import (
     SCRIPTED_USER_ENV,
@@ -44,7 +57,6 @@ from ._user import (
     widget_form,
 )
 from ._waiting import WaitingForm
-from ._warm import WARM_START_ENV
 
 __all__ = [
     "CONFIG_KEYS",

@@ -7,7 +7,7 @@ from typing import Any
 
 from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY
 
-from ..trace import Event
+from ..trace import Event, Kind, Meta
 
 __all__ = ["CAPABILITY_OF", "unserved_capability"]
 
@@ -28,7 +28,7 @@ def unserved_capability(
         required = (error.get("data") or {}).get("requiredCapabilities") or {}
         return next((name for name in required if name not in offered), None)
     for event in events:
-        if event.meta.get("server") != server or event.src != "server":
+        if event.meta.get(Meta.SERVER) != server or event.src != "server":
             continue
         for method in _asked(event):
             if CAPABILITY_OF.get(method, method) not in offered and method in CAPABILITY_OF:
@@ -38,9 +38,9 @@ def unserved_capability(
 
 def _asked(event: Event) -> list[str]:
     payload = event.payload if isinstance(event.payload, dict) else {}
-    if event.kind == "jsonrpc.request":
+    if event.kind == Kind.JSONRPC_REQUEST:
         return [str(payload.get("method"))]
-    if event.kind == "jsonrpc.response":
+    if event.kind == Kind.JSONRPC_RESPONSE:
         requests = (payload.get("result") or {}).get("inputRequests") or {}
         return [str(r.get("method")) for r in requests.values() if isinstance(r, dict)]
     return []

@@ -12,7 +12,7 @@ import json5
 from dotenv import dotenv_values
 
 from .._i18n import _
-from ._spec import ServerSpec
+from ..processes import ServerSpec
 from ._variables import ConfigError, Variables, input_ids
 
 __all__ = ["CONFIG_KEYS", "ConfigError", "McpConfig", "load_config", "read_config", "specs_from_config"]

@@ -13,19 +13,19 @@ from urllib.parse import urlsplit
 
 import anyio
 from mcp import Client
+from mcp.client import session as sdk_session
 from mcp_types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult, Implementation, ListRootsResult, Root
 from pydantic import FileUrl
 
 from .._i18n import _
-from ..trace import Trace
+from .._time_limits import scaled
+from ..processes import LabTempDir, ServerSpec, http_server, longest
+from ..trace import Kind, Meta, Outcome, Trace
 from ._connection import Turn
 from ._forms import url_consent
 from ._http_record import HttpRecorder
-from ._launch import http_server
 from ._pool import ServerPool
 from ._router import ToolRouter
-from ._spec import ServerSpec
-from ._tempdirs import LabTempDir
 from ._transports import http_transport, sse_transport, stdio_transport
 
 __all__ = ["ERAS", "FORM_ABOUT", "HOST_INFO", "Connector", "Elicitor"]
@@ -115,6 +115,12 @@ class Connector:
             async def on_elicit(context: Any, params: Any) -> ElicitResult:
                 return await self.on_elicit(spec.name, params)
 
+            # The SDK gives `server/discover` 10 s of its own, then tries the old handshake, which a modern server
+            # refuses once the late probe is answered: an error in the trace of a start that was only slow. A start
+            # has one limit, the host's (scaled, moved on while the machine is busy), and the probe is given all of it.
+            sdk_session.DISCOVER_TIMEOUT_SECONDS = max(
+                sdk_session.DISCOVER_TIMEOUT_SECONDS, longest(scaled(self.pool.start_timeout))
+            )
             async with Client(
                 _after(turn, transport),
                 mode=ERAS[self.era],
@@ -150,7 +156,7 @@ class Connector:
         self.trace.record(
             "host",
             "user",
-            "host.form",
+            Kind.HOST_FORM,
             _("shows a form: {message}").format(message=params.message),
             # The form itself names the server (`FORM_ABOUT`); the event keeps the shape earlier lessons show.
             payload=params.model_dump(by_alias=True, mode="json", exclude_none=True),
@@ -180,7 +186,7 @@ class Connector:
                 return self._declined(server, refused)
         action: Literal["accept", "decline"] = "accept" if answer is not None else "decline"
         shown = self.trace.redacted(answer) if answer is not None else None
-        self.trace.record("user", "host", "user.answer", f"{action} {shown or ''}".strip(), payload=shown)
+        self.trace.record("user", "host", Kind.USER_ANSWER, f"{action} {shown or ''}".strip(), payload=shown)
         # URL mode: the consent is the person's; the content was the host's own question, not the server's.
         return ElicitResult(action=action, content=answer if url is None else None)
 
@@ -188,10 +194,10 @@ class Connector:
         self.trace.record(
             "host",
             "host",
-            "host.form",
+            Kind.HOST_FORM,
             _("declined the {server} server's form: {why}").format(server=server, why=why),
             server=server,
-            outcome="refused",
+            outcome=Outcome.REFUSED,
         )
         return ElicitResult(action="decline")
 
@@ -200,7 +206,9 @@ class Connector:
         calls = [
             e
             for e in self.trace
-            if e.kind == "jsonrpc.request" and e.meta.get("method") == "tools/call" and e.meta.get("server") == server
+            if e.kind == Kind.JSONRPC_REQUEST
+            and e.meta.get(Meta.METHOD) == "tools/call"
+            and e.meta.get(Meta.SERVER) == server
         ]
         tool = calls[-1].name if calls else "?"
         if ERAS[self.era] == "legacy":

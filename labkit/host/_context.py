@@ -10,7 +10,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from .._i18n import _
-from ..trace import Trace
+from ..trace import Kind, Trace
 from ._guards import Guard
 from ._sanitise import sanitise
 
@@ -83,7 +83,7 @@ def instructions_prompt(trace: Trace, clients: dict[str, Client], guards: Sequen
     trace.record(
         "host",
         "host",
-        "host.context",
+        Kind.HOST_CONTEXT,
         _("puts the instructions of {servers} in the system prompt").format(servers=", ".join(told)),
         payload=told,
     )

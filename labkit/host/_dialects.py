@@ -13,7 +13,7 @@ __all__ = ["DIALECTS", "Dialect", "ToolCall", "ToolResult"]
 
 @dataclass(frozen=True)
 class ToolCall:
-    """A call the model proposed; `name` is the MCP name; `error` says why the arguments are unusable (notebook 01)."""
+    """A call the model proposed; `name` is the MCP name; `error` says why the arguments are unusable (notebook 04)."""
 
     id: str
     name: str

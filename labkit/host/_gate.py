@@ -10,6 +10,7 @@ from mcp_types import Tool
 
 from labkit._i18n import _
 
+from ..trace import Outcome
 from ._guards import Guard
 from ._schema_refs import outside_references, schema_problems
 
@@ -64,8 +65,8 @@ class GateDecision:
     by: str = "gate"
 
     @property
-    def outcome(self) -> str:
-        return "allowed" if self.allowed else "denied" if self.approval == "refused" else "blocked"
+    def outcome(self) -> Outcome:
+        return Outcome.ALLOWED if self.allowed else Outcome.DENIED if self.approval == "refused" else Outcome.BLOCKED
 
     @property
     def summary(self) -> str:

@@ -13,7 +13,8 @@ import anyio
 from mcp_types import Tool
 
 from .._i18n import _, ngettext
-from ..trace import Trace
+from ..processes import REPO_ROOT, WORKDIR_ENV, LabTempDir, ServerSpec
+from ..trace import Kind, Trace
 from ._audit import AuditLog
 from ._config import ConfigError, McpConfig, read_config
 from ._connector import FORM_ABOUT, Connector, Elicitor
@@ -23,8 +24,6 @@ from ._gate import GatePolicy
 from ._guards import Guard, LocalTool
 from ._pool import ServerPool
 from ._router import ToolRouter
-from ._spec import REPO_ROOT, WORKDIR_ENV, ServerSpec
-from ._tempdirs import LabTempDir
 
 __all__ = ["Asker", "Host", "RunResult", "lab_workspace"]
 
@@ -137,7 +136,7 @@ class Host:
             trace.record(
                 "host",
                 "host",
-                "host.note",
+                Kind.HOST_NOTE,
                 _("skips the disabled server {name} ({source})").format(name=name, source=config.source),
                 payload={"server": name, "disabled": True},
             )
@@ -177,7 +176,7 @@ class Host:
                 )
             )
         message, schema = config.input_form(missing)
-        self.trace.record("host", "user", "host.form", message, payload={"inputs": missing})
+        self.trace.record("host", "user", Kind.HOST_FORM, message, payload={"inputs": missing})
         token = FORM_ABOUT.set(_("the host itself, for the config {source}").format(source=config.source))
         try:
             answer = await self.connector.elicit(message, schema)
@@ -192,7 +191,7 @@ class Host:
         self.trace.record(
             "user",
             "host",
-            "user.answer",
+            Kind.USER_ANSWER,
             _("answered {ids}").format(ids=", ".join(missing)),
             payload={"inputs": missing},
         )
@@ -261,7 +260,7 @@ class Host:
     async def run(self, task: str, conversation: Any) -> RunResult:
         """The loop of notebook 03, from the user's question to delivery or the round cap."""
         self.trace.round = 1
-        self.trace.record("user", "host", "user.ask", task, payload={"text": task})
+        self.trace.record("user", "host", Kind.USER_ASK, task, payload={"text": task})
         conversation.add_user(task)
         for round_no in range(1, self.round_cap + 1):
             self.trace.round = round_no
@@ -278,7 +277,7 @@ class Host:
             self.trace.record(
                 "host",
                 "host",
-                "host.writeback",
+                Kind.HOST_WRITEBACK,
                 ngettext(
                     "wrote {n} result back to the model as data",
                     "wrote {n} results back to the model as data",
@@ -313,10 +312,10 @@ class Host:
     async def _relay_question(self, question: str) -> str:
         assert self.ask_user is not None
         self.trace.record(
-            "host", "user", "host.relay", _("shows the model's question: {question}").format(question=question)
+            "host", "user", Kind.HOST_RELAY, _("shows the model's question: {question}").format(question=question)
         )
         answer = await self.ask_user(question)
-        self.trace.record("user", "host", "user.answer", answer, payload={"text": answer})
+        self.trace.record("user", "host", Kind.USER_ANSWER, answer, payload={"text": answer})
         return answer
 
     def _missing_work(self) -> list[str]:
@@ -325,16 +324,16 @@ class Host:
 
     def _stop(self, answer: str, reason: str, rounds: int) -> RunResult:
         """The run ends without a delivery; the user is told why."""
-        self.trace.record("host", "user", "host.stop", reason)
+        self.trace.record("host", "user", Kind.HOST_STOP, reason)
         return RunResult(answer, False, reason, rounds)
 
     def _deliver(self, answer: str, rounds: int) -> RunResult:
         missing = self._missing_work()
         if missing:
             reason = _("not delivered: the task needs {tools}, which did not succeed").format(tools=", ".join(missing))
-            self.trace.record("host", "host", "host.check", reason, payload={"missing": missing})
+            self.trace.record("host", "host", Kind.HOST_CHECK, reason, payload={"missing": missing})
             return self._stop(answer, reason, rounds)
         checked = ", ".join(f"{t} ✓" for t in self.required_tools) or _("no required tools")
-        self.trace.record("host", "host", "host.check", _("required work done: {checked}").format(checked=checked))
-        self.trace.record("host", "user", "host.deliver", answer, payload={"text": answer})
+        self.trace.record("host", "host", Kind.HOST_CHECK, _("required work done: {checked}").format(checked=checked))
+        self.trace.record("host", "user", Kind.HOST_DELIVER, answer, payload={"text": answer})
         return RunResult(answer, True, _("delivered"), rounds)

@@ -11,7 +11,7 @@ import httpx2
 
 from .._i18n import _
 from ..errors import AuthError
-from ..trace import Actor, Event, Trace
+from ..trace import Actor, Event, Kind, Meta, Trace
 
 __all__ = ["AUTH_STATUSES", "HttpRecorder", "HttpRefused", "redact_credential", "refusal_in"]
 
@@ -77,7 +77,7 @@ class HttpRecorder:
         self.trace.record(
             "client",
             self._peer(request.url),
-            "http.request",
+            Kind.HTTP_REQUEST,
             f"{request.method} {request.url.path} {label}",
             payload={"method": request.method, "path": request.url.path, "headers": headers},
             server=self.server,
@@ -92,7 +92,7 @@ class HttpRecorder:
             self.trace.record(
                 peer,
                 "client",
-                "http.response",
+                Kind.HTTP_RESPONSE,
                 f"HTTP {status} {headers.get('content-type', '')}".strip(),
                 payload={"status": status, "headers": headers},
                 server=self.server,
@@ -117,7 +117,7 @@ class HttpRecorder:
         event = self.trace.record(
             peer,
             "client",
-            "http.response",
+            Kind.HTTP_RESPONSE,
             summary,
             payload={
                 "status": status,
@@ -146,7 +146,7 @@ class HttpRecorder:
 def refused_error(event: Event, url: str) -> HttpRefused:
     headers = event.payload.get("headers", {})
     method = event.payload["request"]["jsonrpc_method"]
-    return HttpRefused(event.meta["server"], url, event.payload["status"], method, headers.get("www-authenticate"))
+    return HttpRefused(event.meta[Meta.SERVER], url, event.payload["status"], method, headers.get("www-authenticate"))
 
 
 def refusal_in(events: Iterable[Event], server: str) -> Event | None:
@@ -154,9 +154,9 @@ def refusal_in(events: Iterable[Event], server: str) -> Event | None:
     found = None
     for event in events:
         if (
-            event.kind == "http.response"
-            and event.meta.get("server") == server
-            and event.meta.get("status") in AUTH_STATUSES
+            event.kind == Kind.HTTP_RESPONSE
+            and event.meta.get(Meta.SERVER) == server
+            and event.meta.get(Meta.STATUS) in AUTH_STATUSES
         ):
             found = event
     return found

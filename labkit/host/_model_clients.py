@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import httpx2
 
+from ..errors import ConfigError
 from ..trace import OFFLINE_KEY, SIMULATED_MODEL, ModelTap, Trace
 
 __all__ = ["ENV_VAR", "ModelSelection", "Provider", "import_sdk_meanwhile", "model_client", "select_model"]
@@ -44,11 +45,11 @@ def select_model(provider: Provider | None = None, env: Mapping[str, str] | None
         return ModelSelection(provider or "anthropic", SIMULATED_MODEL, live=False)
     chosen, _, model = setting.partition(":")
     if chosen not in _KEY_VARS or not model:
-        raise ValueError(f"{ENV_VAR}={setting!r}: expected 'anthropic:<model>' or 'openai:<model>'")
+        raise ConfigError(f"{ENV_VAR}={setting!r}: expected 'anthropic:<model>' or 'openai:<model>'")
     if provider and provider != chosen:
         return ModelSelection(provider, SIMULATED_MODEL, live=False)
     if not env.get(_KEY_VARS[chosen]):
-        raise ValueError(f"{ENV_VAR}={setting!r} needs {_KEY_VARS[chosen]} to be set")
+        raise ConfigError(f"{ENV_VAR}={setting!r} needs {_KEY_VARS[chosen]} to be set")
     return ModelSelection(chosen, model, live=True)  # type: ignore[arg-type]
 
 

@@ -12,7 +12,8 @@ from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull,
 from pydantic import AnyUrl
 
 from .._i18n import _
-from ..trace import Trace
+from ..errors import AuthError
+from ..trace import Kind, Trace
 from ._connector import FORM_ABOUT, Elicitor
 
 __all__ = ["REDIRECT_URI", "HostTokens", "SignIn", "oauth_provider"]
@@ -84,7 +85,7 @@ def _new_provider(server: str, url: str, sign_in: SignIn) -> OAuthClientProvider
         trace.record(
             "host",
             "user",
-            "host.form",
+            Kind.HOST_FORM,
             message,
             payload={
                 "server": server,
@@ -106,12 +107,12 @@ def _new_provider(server: str, url: str, sign_in: SignIn) -> OAuthClientProvider
         finally:
             FORM_ABOUT.reset(token)
         allowed = bool(answer and answer.get("allow"))
-        trace.record("user", "host", "user.answer", _("allow") if allowed else _("decline"), payload=answer)
+        trace.record("user", "host", Kind.USER_ANSWER, _("allow") if allowed else _("decline"), payload=answer)
         redirected.update(await _browse(authorization_url, sign_in.user if allowed else None, trace))
 
     async def callback() -> AuthorizationCodeResult:
         if "code" not in redirected:
-            raise PermissionError(
+            raise AuthError(
                 _("the sign-in to the {server} server was declined ({error})").format(
                     server=server, error=redirected.get("error", "access_denied")
                 )
@@ -138,7 +139,7 @@ async def _browse(authorization_url: str, user: str | None, trace: Trace) -> dic
         trace.record(
             "user",
             "auth",
-            "auth.consent",
+            Kind.AUTH_CONSENT,
             _("consent page: {url}").format(url=str(page.url).split("?")[0]),
             payload={"status": page.status_code},
         )
@@ -153,7 +154,7 @@ async def _browse(authorization_url: str, user: str | None, trace: Trace) -> dic
     trace.record(
         "auth",
         "user",
-        "auth.redirect",
+        Kind.AUTH_REDIRECT,
         _("redirect back to the host: {what}").format(what="code" if "code" in back else back.get("error", "?")),
         payload={"status": answer.status_code},
     )

@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-import anyio
 from mcp import Client
 from mcp_types import Tool
 
 from .._i18n import _
 from .._time_limits import scaled
-from ..trace import Trace
-from ._busy_machine import moving_deadline
+from ..processes import Deadline, ServerMessageTooLarge, ServerStartError, moving_deadline
+from ..trace import Kind, Meta, Trace
 from ._connection import Connection, Opener, TaskHome
 from ._guards import Guard, LocalTool
-from ._message_limit import ServerMessageTooLarge
-from ._start_errors import ServerStartError
 
 __all__ = ["HOST_SERVER", "Route", "ServerPool"]
 
@@ -95,15 +93,15 @@ class ServerPool:
 
     async def _opened_and_listed(self, servers: list[str], since: int) -> None:
         failed: dict[str, Exception] = {}
-        deadline = anyio.current_time() + scaled(self.start_timeout)
+        start = Deadline(scaled(self.start_timeout))  # one limit for all the starts, moved on like each one's
         for server in servers:
-            with anyio.move_on_after(self._left(deadline)) as scope:
+            async with moving_deadline(self._left(start)) as deadline:
                 try:
                     await self._connections[server].opened()
                 except Exception as error:  # noqa: BLE001  any cause: the server is set aside, and why is kept
                     failed[server] = error
-            if scope.cancelled_caught:
-                failed[server] = self._timed_out([server], since, "")
+            if deadline.scope.cancelled_caught:
+                failed[server] = self._timed_out([server], since, deadline.busy_note())
             if server in failed:
                 await self._connections[server].close()  # its successor's turn waits for it to settle
         if failed and len(failed) == len(servers):
@@ -113,10 +111,12 @@ class ServerPool:
         started = [server for server in servers if server not in failed]
         await self._within_start_timeout(started, since, self.refresh())
 
-    def _left(self, deadline: float) -> float:
-        """The time left until `deadline`; at least a few seconds for a step whose turn came late (one before it
-        hung or failed), since its server is running already."""
-        return max(deadline - anyio.current_time(), min(scaled(self.start_timeout), _LATE_S))
+    def _left(self, start: Deadline) -> float:
+        """The time left of the `start`'s limit, moved on as far as the machine kept its processes waiting; at least
+        a few seconds for a step whose turn came late (one before it hung or failed), since its server is running
+        already."""
+        left = start.began + start.limit + start.credit() - time.monotonic()
+        return max(left, min(scaled(self.start_timeout), _LATE_S))
 
     def _set_aside(self, server: str, error: Exception) -> None:
         """Degrade, don't fail: the server's tools are not offered, and the trace tells the person why."""
@@ -126,7 +126,7 @@ class ServerPool:
         self.trace.record(
             "host",
             "user",
-            "host.unavailable",
+            Kind.HOST_UNAVAILABLE,
             _("the {server} server is unavailable; the host goes on without it: {why}").format(
                 server=server, why=first_line
             ),
@@ -144,10 +144,10 @@ class ServerPool:
         """The first server still waiting, and for what: its request without a reply (initialize, tools/list...)."""
         unanswered: dict[tuple[Any, Any], Any] = {}
         for event in list(self.trace)[since:]:
-            key = (event.meta.get("server"), event.ref)
-            if event.kind == "jsonrpc.request" and event.src == "client":
-                unanswered[key] = event.meta.get("method")
-            elif event.kind in ("jsonrpc.response", "jsonrpc.error") and event.dst == "client":
+            key = (event.meta.get(Meta.SERVER), event.ref)
+            if event.kind == Kind.JSONRPC_REQUEST and event.src == "client":
+                unanswered[key] = event.meta.get(Meta.METHOD)
+            elif event.kind in (Kind.JSONRPC_RESPONSE, Kind.JSONRPC_ERROR) and event.dst == "client":
                 unanswered.pop(key, None)
         waiting = {server: method for (server, _), method in unanswered.items()}
         server = next((s for s in servers if s in waiting or not self._connections[s].is_open), servers[-1])
@@ -162,7 +162,7 @@ class ServerPool:
 
     async def restart(self, server: str) -> None:
         """Close the dead connection (its task drops its complaints), start the server again and list again."""
-        self.trace.record("host", "host", "host.restart", f"restarts the {server} server", server=server)
+        self.trace.record("host", "host", Kind.HOST_RESTART, f"restarts the {server} server", server=server)
         since = len(self.trace)
 
         async def reopened() -> None:

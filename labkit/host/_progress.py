@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
+
+from labkit._i18n import _
 
 from ._user import scripted_user_active
 
@@ -25,11 +28,12 @@ class Progress:
 
 @contextmanager
 def progress(doing: str) -> Iterator[Progress]:
-    """`with progress("starting the servers…") as p: ...; p.done("2 servers up")` (notebook 03).
+    """`with progress("starting the servers…") as p: ...; p.done("2 servers up")` (notebook 07).
 
     In JupyterLab the line says `◷ doing` while the block runs and becomes `✓ summary` (or
-    `✗ doing: the error`) when it ends. Under nbval and CI (a scripted user) only the final line
-    is printed, so outputs stay the same from run to run; outside a notebook nothing is shown.
+    `✗ doing: the error`, or `■ doing: stopped` after an interrupt) when it ends. Under nbval and
+    CI (a scripted user) only the final line is printed, so outputs stay the same from run to run;
+    outside a notebook nothing is shown.
     """
     step = Progress(doing)
     kernel = "ipykernel" in sys.modules and _in_kernel()
@@ -40,6 +44,10 @@ def progress(doing: str) -> Iterator[Progress]:
         handle = display(_Line(f"◷ {doing}"), display_id=True)
     try:
         yield step
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        # the learner stopped it (Interrupt, or a form's run given up): no error to name
+        _show(kernel, handle, _("■ {doing}: stopped").format(doing=doing))
+        raise
     except BaseException as error:
         _show(kernel, handle, f"✗ {doing}: {type(error).__name__}")
         raise

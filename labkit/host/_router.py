@@ -16,16 +16,15 @@ from mcp_types import CONNECTION_CLOSED, CallToolResult
 from labkit._i18n import _
 
 from .._time_limits import scaled
-from ..trace import Trace
+from ..processes import MAX_RESULT_BYTES_ENV, MovingDeadline, moving_deadline
+from ..trace import Kind, Outcome, Trace
 from ._audit import AuditEntry, AuditLog, argument_hash
-from ._busy_machine import MovingDeadline, moving_deadline
 from ._capabilities import unserved_capability
 from ._context import block_text, follow_links
 from ._conversation import ToolCall, ToolResult
 from ._gate import GatePolicy, check_call
 from ._guards import Guard
 from ._http_record import refusal_in
-from ._message_limit import MAX_RESULT_BYTES_ENV
 from ._pool import HOST_SERVER, Route, ServerPool
 from ._sanitise import sanitise_data
 from ._server_output import StderrMark
@@ -89,7 +88,7 @@ class ToolRouter:
         self.trace.record(
             "host",
             "host",
-            "host.gate",
+            Kind.HOST_GATE,
             _("gate {name}: {summary}").format(name=call.name, summary=decision.summary),
             ref=call.id,
             name=call.name,
@@ -111,12 +110,12 @@ class ToolRouter:
         self.trace.record(
             "host",
             "host",
-            "host.gate",
+            Kind.HOST_GATE,
             _("gate {name}: blocked: the host lists no tool by that name").format(name=call.name),
             ref=call.id,
             name=call.name,
             payload={"offered": self.pool.names},
-            outcome="blocked",
+            outcome=Outcome.BLOCKED,
             by="tool list",
         )
         self.audit.add(
@@ -152,7 +151,7 @@ class ToolRouter:
             self.trace.record(
                 "host",
                 "host",
-                "host.error",
+                Kind.HOST_ERROR,
                 _("{outcome} handled by the host: {message}").format(outcome=outcome, message=error.error.message),
                 ref=call.id,
                 name=call.name,
@@ -166,7 +165,7 @@ class ToolRouter:
             self.trace.record(
                 "host",
                 "host",
-                "host.error",
+                Kind.HOST_ERROR,
                 f"{outcome} handled by the host: {type(error).__name__}",
                 ref=call.id,
                 name=call.name,
@@ -177,18 +176,20 @@ class ToolRouter:
             return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, text, True))
         except InputRequiredRoundsExceededError as error:
             text = f"The host stopped {call.name}: the server kept asking for more input ({error})."
-            self.trace.record("host", "host", "host.error", text, ref=call.id, name=call.name)
+            self.trace.record("host", "host", Kind.HOST_ERROR, text, ref=call.id, name=call.name)
             stderr.record_since(self.trace, route.server, call.id, call.name)
             return self._audited(
                 call, route, arguments, verdict, "input rounds exceeded", started, ToolResult(call.id, text, True)
             )
         except TimeoutError:
             text = f"The host stopped waiting for {call.name} after {scaled(self.call_timeout):g} s."
-            self.trace.record("host", "host", "host.error", text, ref=call.id, name=call.name)
+            self.trace.record("host", "host", Kind.HOST_ERROR, text, ref=call.id, name=call.name)
             if (
                 busy
             ):  # the machine's state is a note of its own: what happened to the call reads the same on any machine
-                self.trace.record("host", "host", "host.note", " ".join(busy), ref=call.id, name=call.name, busy=True)
+                self.trace.record(
+                    "host", "host", Kind.HOST_NOTE, " ".join(busy), ref=call.id, name=call.name, busy=True
+                )
             stderr.record_since(self.trace, route.server, call.id, call.name)
             return self._audited(call, route, arguments, verdict, "timeout", started, ToolResult(call.id, text, True))
         if is_error:
@@ -199,7 +200,7 @@ class ToolRouter:
         shown = truncate(text, self.max_result_chars)
         if shown != text:
             self.trace.record(
-                "host", "host", "host.truncate", shown[shown.rfind("[truncated") :], ref=call.id, name=call.name
+                "host", "host", Kind.HOST_TRUNCATE, shown[shown.rfind("[truncated") :], ref=call.id, name=call.name
             )
         for guard in self.guards:
             shown = guard.on_result(route.server, call.name, shown, is_error)
@@ -274,7 +275,7 @@ class ToolRouter:
         self.trace.record(
             "host",
             "host",
-            "host.error",
+            Kind.HOST_ERROR,
             too_large.account(),
             name=name,
             server=route.server,

@@ -19,7 +19,7 @@ from typing import IO
 from pydantic import ValidationError
 
 from .._i18n import _
-from ..trace import Trace
+from ..trace import Kind, Trace
 
 __all__ = ["STRAY_STDOUT_FIX", "StderrMark", "exceptions", "naming_stray_lines"]
 
@@ -58,7 +58,7 @@ class StderrMark:
             trace.record(
                 "server",
                 "host",
-                "server.stderr",
+                Kind.SERVER_STDERR,
                 _("{server} stderr (not sent to the model): {last}").format(
                     server=server, last=raised[0] if raised else lines[-1]
                 ),
@@ -115,7 +115,7 @@ class _StrayLineFilter(logging.Filter):
             listener.trace.record(
                 "host",
                 "user",
-                "host.note",
+                Kind.HOST_NOTE,
                 _(
                     "The {server} server wrote a line that is not a protocol message to its stdout: {line!r}. "
                     "Over stdio, stdout carries JSON-RPC only; the host skipped the line. "

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import AsyncIterator, Mapping
-from contextlib import ExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, TextIO, cast
 
@@ -16,16 +15,11 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
 
+from ..processes import DIRECT_TO_LOOPBACK, ServerProcess, ServerSpec, stdio_params
 from ..trace import TappedTransport, Trace
 from ._http_record import HttpRecorder
 from ._jsonschema import import_jsonschema_in_background
-from ._launch import stdio_params
-from ._loopback import DIRECT_TO_LOOPBACK
-from ._message_limit import ServerMessageTooLarge
 from ._server_output import naming_stray_lines
-from ._spec import ServerSpec
-from ._start_errors import ServerStartError, StartRecord
-from ._tempdirs import LabTempDir
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -44,8 +38,9 @@ def stdio_transport(
     """A server as a child process over stdio, every frame recorded (notebook 02).
 
     `server` is a lab server's name (`"logs"`: `servers/logs.py`) or a `ServerSpec` for any command.
-    The server's stderr goes to `errlog` (a real file: Jupyter's stderr has no file descriptor); if the
-    server exits before the session is over, a `ServerStartError` names it and shows that stderr.
+    The server's stderr goes to `errlog` (a real file: Jupyter's stderr has no file descriptor). If the server
+    exits before the session is over, an error says how (`ServerEnd.as_error`): `ServerStartError` if it never
+    answered, `ServerEnded` if it had, `ServerMessageTooLarge` if its supervisor ended it; each shows that stderr.
     """
     spec = server if isinstance(server, ServerSpec) else ServerSpec(server, args=args, env=dict(env or {}))
     return TappedTransport(_explained(spec, errlog, trace), trace, server=spec.name, server_events=server_events)
@@ -58,27 +53,22 @@ async def _explained(
     trace: Trace,
 ) -> AsyncIterator[TransportStreams]:
     """The SDK's stdio client; a server that died, or that its supervisor ended, becomes an error that says why."""
-    with ExitStack() as files:
-        log = errlog if errlog is not None else files.enter_context(tempfile.TemporaryFile(mode="w+"))
-        folder = LabTempDir("start")
-        files.callback(folder.remove)
-        record = StartRecord(spec.name, spec.describe(), folder.path / "status.json", log)
+    with ServerProcess(spec, errlog) as process:
         import_jsonschema_in_background()
         try:
             with naming_stray_lines(trace, spec.name):
-                async with stdio_client(stdio_params(spec, record=record), errlog=cast(TextIO, log)) as streams:
+                params = stdio_params(spec, process=process)
+                async with stdio_client(params, errlog=cast(TextIO, process.errlog)) as streams:
                     yield streams
         except Exception as error:
-            status = record.status() if _connection_closed(error) else None
-            if status is None:
+            end = process.end() if _connection_closed(error) else None
+            if end is None or end.why == "unknown":
                 raise
-            if "cut" in status:
-                raise ServerMessageTooLarge.from_status(spec.name, status["cut"]) from error
-            raise ServerStartError.from_record(record, "before the session ended") from error
+            raise end.as_error("before the session ended") from error
         # The supervisor has exited: its note is there if it ended the server for a message too large.
-        cut = (record.status(wait_s=0) or {}).get("cut")
-        if cut is not None:
-            raise ServerMessageTooLarge.from_status(spec.name, cut)
+        end = process.end(wait_s=0)
+        if end.why == "too large":
+            raise end.as_error("before the session ended")
 
 
 def _connection_closed(error: BaseException) -> bool:

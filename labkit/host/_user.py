@@ -152,7 +152,7 @@ def _field(name: str, spec: dict[str, Any]) -> Any:
 
 
 def scripted_form(answers: dict[str, Any], *, say: bool = False) -> Elicitor:
-    """A form-filler that always submits `answers` (CI's stand-in for the widget form) (notebook 03)."""
+    """A form-filler that always submits `answers` (CI's stand-in for the widget form) (notebook 04)."""
 
     async def fill(message: str, schema: dict[str, Any]) -> dict[str, Any]:
         if say:
@@ -163,7 +163,7 @@ def scripted_form(answers: dict[str, Any], *, say: bool = False) -> Elicitor:
 
 
 def scripted_answers(*replies: str) -> Asker:
-    """Replies to the model's questions in order, the last one repeated (notebook 03)."""
+    """Replies to the model's questions in order, the last one repeated (notebook 06)."""
     queue: list[str] = list(replies)
 
     async def reply(question: str) -> str:

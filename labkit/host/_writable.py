@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ._spec import DATA_DIR_ENV, DEFAULT_DATA_DIR
+from ..processes import DATA_DIR_ENV, DEFAULT_DATA_DIR
 
 __all__ = ["data_folder", "unwritable"]
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from labkit._i18n import _
 
 from ..security import reveal
-from ..trace import Event
+from ..trace import Event, Kind, Meta, Outcome
 from ._attack_runs import AttackRun
 from ._security_lab import canaries_in, local_paths
 
@@ -19,20 +19,20 @@ if TYPE_CHECKING:
 __all__ = ["outcomes", "story"]
 
 _KINDS = (
-    "host.pin",
-    "host.scan",
-    "host.hints",
-    "host.gate",
-    "host.approval",
-    "host.sanitize",
-    "host.taint",
-    "host.note",
-    "user.answer",
-    "server.received",
+    Kind.HOST_PIN,
+    Kind.HOST_SCAN,
+    Kind.HOST_HINTS,
+    Kind.HOST_GATE,
+    Kind.HOST_APPROVAL,
+    Kind.HOST_SANITIZE,
+    Kind.HOST_TAINT,
+    Kind.HOST_NOTE,
+    Kind.USER_ANSWER,
+    Kind.SERVER_RECEIVED,
 )
 _LIMIT = 150
 _VALUE_LIMIT = 40
-_NOTEWORTHY = frozenset({"withheld", "ignored", "refused", "blocked"})
+_NOTEWORTHY = frozenset({Outcome.WITHHELD, Outcome.IGNORED, Outcome.REFUSED, Outcome.BLOCKED})
 
 
 def _said(event: Event) -> str:
@@ -58,14 +58,14 @@ def _call(event: Event) -> str:
 def _shown(event: Event) -> bool:
     if event.kind in _KINDS:
         return True
-    if event.kind == "model.response":
+    if event.kind == Kind.MODEL_RESPONSE:
         return bool(event.name)
-    return event.kind == "jsonrpc.request" and event.payload.get("method") == "tools/call"
+    return event.kind == Kind.JSONRPC_REQUEST and event.payload.get("method") == "tools/call"
 
 
 def _routine(event: Event) -> bool:
     """A start-up event that says all is well (tools listed clean, pins unchanged, first-use approvals)."""
-    return event.round == 0 and event.meta.get("outcome") not in _NOTEWORTHY and not event.meta.get("changed")
+    return event.round == 0 and event.meta.get(Meta.OUTCOME) not in _NOTEWORTHY and not event.meta.get(Meta.CHANGED)
 
 
 def story(run: AttackRun, *, everything: bool = False) -> pd.DataFrame:
@@ -83,9 +83,9 @@ def story(run: AttackRun, *, everything: bool = False) -> pd.DataFrame:
             continue
         text = (
             _said(event)
-            if event.kind == "model.response"
+            if event.kind == Kind.MODEL_RESPONSE
             else _call(event)
-            if event.kind == "jsonrpc.request"
+            if event.kind == Kind.JSONRPC_REQUEST
             else event.summary
         )
         text = local_paths(reveal(" ".join(text.split())))

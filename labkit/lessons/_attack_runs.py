@@ -29,7 +29,7 @@ from ..security import (
     trust_on_first_use,
 )
 from ..simulator import MODEL_NAME, NAIVE_SCENARIO
-from ..trace import Event, Trace
+from ..trace import Event, Kind, Meta, Outcome, Trace
 from ._attacks import ATTACKS, Attack, Evidence
 from ._model import make_client
 from ._security_lab import CANARIES, TOKEN_ENV, GroundTruth, local_paths, planted, prepare_lab
@@ -77,12 +77,12 @@ def _where(event: Event | None) -> str:
     return local_paths(reveal(f"#{event.seq} {event.kind}: {event.summary}"))[:160] if event else ""
 
 
-_STOPPED = frozenset({"blocked", "denied", "withheld", "refused", "ignored"})
+_STOPPED = frozenset({Outcome.BLOCKED, Outcome.DENIED, Outcome.WITHHELD, Outcome.REFUSED, Outcome.IGNORED})
 
 
 def _stopping(event: Event) -> bool:
     """A decision that stopped something, read from the event's structured outcome."""
-    return event.meta.get("outcome") in _STOPPED
+    return event.meta.get(Meta.OUTCOME) in _STOPPED
 
 
 def _landmarks(trace: Trace, marker: str) -> tuple[Event | None, Event | None]:
@@ -90,7 +90,8 @@ def _landmarks(trace: Trace, marker: str) -> tuple[Event | None, Event | None]:
         (
             e
             for e in trace
-            if e.kind.startswith("jsonrpc.response") and marker in readable(json.dumps(e.payload, ensure_ascii=False))
+            if e.kind.startswith(Kind.JSONRPC_RESPONSE)
+            and marker in readable(json.dumps(e.payload, ensure_ascii=False))
         ),
         None,
     )
@@ -140,7 +141,7 @@ async def run_attack(
     try:
         if attack.relaunch:
             async with shield.open(servers):
-                trace.record("host", "host", "host.note", _("first launch: the tools are listed, nothing is called"))
+                trace.record("host", "host", Kind.HOST_NOTE, _("first launch: the tools are listed, nothing is called"))
             shield = _shield(trace, defences, lab, desk, PinStore(pins.path), pin_approver)
         truth = GroundTruth(run)
         async with shield.open(servers) as host:

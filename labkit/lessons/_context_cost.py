@@ -11,7 +11,7 @@ from mcp_types import Tool
 
 from labkit._i18n import _
 
-from ..trace import Trace, estimate_tokens
+from ..trace import Kind, Trace, estimate_tokens
 from ._benign import benign_tools
 
 __all__ = ["CACHE_READ", "CACHE_WRITE", "cost_summary", "padding_tools", "request_costs"]
@@ -51,7 +51,7 @@ def request_costs(trace: Trace) -> pd.DataFrame:
     `CACHE_READ` after it.
     """
     rows = []
-    for index, event in enumerate(trace.of_kind("model.request")):
+    for index, event in enumerate(trace.of_kind(Kind.MODEL_REQUEST)):
         body = event.payload["body"]
         tools = body.get("tools") or []
         loaded = [tool for tool in tools if not tool.get("defer_loading")]

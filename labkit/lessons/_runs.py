@@ -26,7 +26,7 @@ from ..host import (
     scripted_form,
     select_model,
 )
-from ..trace import Event, Step, Trace, count_steps, group_steps
+from ..trace import Event, Kind, Step, Trace, count_steps, group_steps
 from ._model import make_client
 
 __all__ = ["SCENARIO_NAMES", "TASKS", "ScenarioRun", "run_scenario"]
@@ -75,7 +75,7 @@ class ScenarioRun:
         results = [
             (e, e.payload.get("result") or {})
             for e in self.trace
-            if e.kind == "jsonrpc.response" and e.name == "render_error_trend"
+            if e.kind == Kind.JSONRPC_RESPONSE and e.name == "render_error_trend"
         ]
         saved = [e for e, result in results if "structuredContent" in result and not result.get("isError")]
         return saved[-1] if saved else None

@@ -7,14 +7,14 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..skills import SkillLibrary
-from ..trace import ESTIMATOR, Event, Trace, estimate_tokens
+from ..trace import ESTIMATOR, Event, Kind, Trace, estimate_tokens
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["ESTIMATOR", "context_ledger", "context_table", "estimate_tokens", "upfront_table"]
 
-_TIER_KINDS = ("skill.catalog", "skill.load", "skill.resource", "skill.prompt")
+_TIER_KINDS = (Kind.SKILL_CATALOG, Kind.SKILL_LOAD, Kind.SKILL_RESOURCE, Kind.SKILL_PROMPT)
 _TIER_LABELS = {1: "tier 1 catalog", 2: "tier 2 bodies", 3: "tier 3 resources"}
 
 
@@ -23,7 +23,7 @@ def _loads(trace: Trace | Iterable[Event]) -> list[Event]:
 
 
 def _requests(trace: Trace | Iterable[Event]) -> list[Event]:
-    return [e for e in trace if e.kind == "model.request"]
+    return [e for e in trace if e.kind == Kind.MODEL_REQUEST]
 
 
 def _sent(text: str, request: Event) -> bool:

@@ -26,7 +26,7 @@ from ..host import (
     select_model,
 )
 from ..skills import SkillLibrary, SkillLoader
-from ..trace import Event, Trace
+from ..trace import Event, Kind, Trace
 from ._model import make_client
 
 __all__ = ["BASE_PROMPT", "SKILLS_DIR", "SkillRun", "run_with_skills", "scripted_approver"]
@@ -52,7 +52,7 @@ class SkillRun:
     @property
     def tool_calls(self) -> list[tuple[str | None, dict[str, Any]]]:
         """Every call the model proposed, in order: (tool, arguments), host-side tools included."""
-        return [(e.name, e.payload["arguments"]) for e in self.trace.of_kind("host.gate")]
+        return [(e.name, e.payload["arguments"]) for e in self.trace.of_kind(Kind.HOST_GATE)]
 
     @property
     def sent(self) -> list[tuple[str | None, dict[str, Any]]]:
@@ -67,7 +67,7 @@ class SkillRun:
         calls = [e.ref for e in self._calls_sent() if e.name == tool]
         replies = {
             e.ref: e.payload["result"].get("structuredContent")
-            for e in self.trace.of_kind("jsonrpc.response")
+            for e in self.trace.of_kind(Kind.JSONRPC_RESPONSE)
             if e.name == tool and "result" in e.payload
         }
         return [replies[ref] for ref in calls if ref in replies]
@@ -75,7 +75,7 @@ class SkillRun:
     def _calls_sent(self) -> list[Event]:
         return [
             e
-            for e in self.trace.of_kind("jsonrpc.request")
+            for e in self.trace.of_kind(Kind.JSONRPC_REQUEST)
             if e.src == "client" and e.payload.get("method") == "tools/call"
         ]
 
@@ -87,14 +87,16 @@ def scripted_approver(trace: Trace, answer: bool) -> Approver:
         trace.record(
             "host",
             "user",
-            "host.approval",
+            Kind.HOST_APPROVAL,
             _("asks the user to approve {tool} on {server}: {arguments}").format(
                 tool=tool, server=server, arguments=arguments
             ),
             name=tool,
             payload={"server": server, "arguments": arguments},
         )
-        trace.record("user", "host", "user.answer", "yes" if answer else "no", name=tool, payload={"approved": answer})
+        trace.record(
+            "user", "host", Kind.USER_ANSWER, "yes" if answer else "no", name=tool, payload={"approved": answer}
+        )
         return answer
 
     return approve

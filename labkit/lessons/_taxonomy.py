@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from labkit._i18n import N_, _
 
-from ..trace import Event, Trace
+from ..trace import Event, Kind, Meta, Outcome, Trace
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -72,7 +72,7 @@ def classify(failure: str, trace: Trace) -> FailureRow:
         raise ValueError(_("{failure!r}: the trace shows no failure").format(failure=failure))
     kind, event = found
     wire = _wire(kind, event, events)
-    after = [e for e in events if e.kind == "model.request" and e.seq > event.seq]
+    after = [e for e in events if e.kind == Kind.MODEL_REQUEST and e.seq > event.seq]
     results = tool_results_sent(after[0]) if after else []
     model_sees = _as_seen(" | ".join(results)) if results else _unseen(kind, events)
     return FailureRow(
@@ -99,19 +99,28 @@ def failure_table(runs: Mapping[str, Trace]) -> pd.DataFrame:
 def _first_failure(events: list[Event]) -> tuple[str, Event] | None:
     for event in events:
         payload = event.payload if isinstance(event.payload, dict) else {}
-        if event.kind == "host.stop":
+        if event.kind == Kind.HOST_STOP:
             return "endless loop", event
-        if event.kind in ("transport.closed", "host.restart"):  # over HTTP a crash shows only as the restart
+        if event.kind in (Kind.TRANSPORT_CLOSED, Kind.HOST_RESTART):  # over HTTP a crash shows only as the restart
             return "crash", event
-        if event.kind == "host.gate" and (event.meta.get("outcome"), event.meta.get("by")) == ("blocked", "tool list"):
+        decided = (event.meta.get(Meta.OUTCOME), event.meta.get(Meta.BY))
+        if event.kind == Kind.HOST_GATE and decided == (Outcome.BLOCKED, "tool list"):
             return "unlisted tool", event
-        if event.kind == "jsonrpc.notification" and event.src == "client" and event.name == "notifications/cancelled":
+        if (
+            event.kind == Kind.JSONRPC_NOTIFICATION
+            and event.src == "client"
+            and event.name == "notifications/cancelled"
+        ):
             return "timeout", event
-        if event.kind == "host.truncate":
+        if event.kind == Kind.HOST_TRUNCATE:
             return "oversized result", event
-        if event.kind == "jsonrpc.error" and event.src == "server":
+        if event.kind == Kind.JSONRPC_ERROR and event.src == "server":
             return _protocol_kind(payload["error"]), event
-        if event.kind == "jsonrpc.response" and event.src == "server" and (payload.get("result") or {}).get("isError"):
+        if (
+            event.kind == Kind.JSONRPC_RESPONSE
+            and event.src == "server"
+            and (payload.get("result") or {}).get("isError")
+        ):
             return "execution error", event
     return None
 
@@ -128,36 +137,36 @@ def _wire(kind: str, event: Event, events: list[Event]) -> str:
         return _('result, isError: true: "{text}"').format(text=_short(_result_text(payload["result"]), 60))
     if kind in ("unknown tool", "unknown method", "invalid params", "protocol error"):
         error = payload["error"]
-        status = [e.meta["status"] for e in events if e.kind == "http.response" and e.seq < event.seq]
+        status = [e.meta[Meta.STATUS] for e in events if e.kind == Kind.HTTP_RESPONSE and e.seq < event.seq]
         return f"error {error['code']} {error['message']!r}" + (f" (HTTP {status[-1]})" if status else "")
     if kind == "timeout":
-        handled = [e for e in events if e.kind == "host.error" and e.seq > event.seq]
+        handled = [e for e in events if e.kind == Kind.HOST_ERROR and e.seq > event.seq]
         code = (handled[0].payload or {}).get("code") if handled else None
         raised = _("; the client's SDK raised {code} itself").format(code=code) if code is not None else ""
         return _("no reply; the client sent notifications/cancelled for id {requestId}{raised}").format(
             requestId=payload["params"]["requestId"], raised=raised
         )
-    if kind == "crash" and event.kind == "transport.closed":
+    if kind == "crash" and event.kind == Kind.TRANSPORT_CLOSED:
         return _("no reply; the stream from the server ended ({what})").format(what=event.summary.split(":")[0])
     if kind == "crash":
-        posts = [e for e in events if e.kind in ("http.request", "http.response") and e.seq < event.seq]
-        if posts and posts[-1].kind == "http.request":
+        posts = [e for e in events if e.kind in (Kind.HTTP_REQUEST, Kind.HTTP_RESPONSE) and e.seq < event.seq]
+        if posts and posts[-1].kind == Kind.HTTP_REQUEST:
             return _("no reply; the HTTP request {summary!r} got no response").format(summary=posts[-1].summary)
         return _("no reply; the host restarted the server")
     if kind == "unlisted tool":
-        sent = [e for e in events if e.kind == "jsonrpc.request" and e.name == event.name]
+        sent = [e for e in events if e.kind == Kind.JSONRPC_REQUEST and e.name == event.name]
         return _("nothing: the host refused {name} itself; tools/call sent for it: {n_sent}").format(
             name=event.name, n_sent=len(sent)
         )
     if kind == "oversized result":
-        reply = [e for e in events if e.kind == "jsonrpc.response" and e.src == "server" and e.seq < event.seq][-1]
+        reply = [e for e in events if e.kind == Kind.JSONRPC_RESPONSE and e.src == "server" and e.seq < event.seq][-1]
         return _("result of {n:,} characters, isError: false").format(n=len(_result_text(reply.payload["result"])))
     calls = [
         e
         for e in events
-        if e.kind == "jsonrpc.request" and e.src == "client" and e.payload.get("method") == "tools/call"
+        if e.kind == Kind.JSONRPC_REQUEST and e.src == "client" and e.payload.get("method") == "tools/call"
     ]
-    failed = [e for e in events if e.kind == "jsonrpc.error" or _is_error_result(e)]
+    failed = [e for e in events if e.kind == Kind.JSONRPC_ERROR or _is_error_result(e)]
     return _("nothing wrong on the wire: {n_calls} tools/call, {n_ok} answered without error").format(
         n_calls=len(calls), n_ok=len(calls) - len(failed)
     )
@@ -196,7 +205,7 @@ def _unseen(kind: str, events: list[Event]) -> str:
         return _("nothing more: the host stops asking it")
     return (
         _("nothing: the model was not asked again")
-        if any(e.kind == "model.request" for e in events)
+        if any(e.kind == Kind.MODEL_REQUEST for e in events)
         else _("nothing: no model in this run")
     )
 
@@ -205,7 +214,7 @@ def _fixed_by(kind: str, event: Event, events: list[Event]) -> str:
     who = _(_WHO_FIXES[kind])
     if kind == "execution error":
         failed = event.name
-        later = [e for e in events if e.seq > event.seq and e.kind == "jsonrpc.response" and e.name == failed]
+        later = [e for e in events if e.seq > event.seq and e.kind == Kind.JSONRPC_RESPONSE and e.name == failed]
         if any(not _is_error_result(e) for e in later):
             who += _(" (it did: its retry succeeded)")
     return who
@@ -213,7 +222,7 @@ def _fixed_by(kind: str, event: Event, events: list[Event]) -> str:
 
 def _is_error_result(event: Event) -> bool:
     payload = event.payload if isinstance(event.payload, dict) else {}
-    return event.kind == "jsonrpc.response" and bool((payload.get("result") or {}).get("isError"))
+    return event.kind == Kind.JSONRPC_RESPONSE and bool((payload.get("result") or {}).get("isError"))
 
 
 def _result_text(result: dict[str, Any]) -> str:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from labkit._i18n import _
 
 from ..host import Waited, WaitingForm, argument_hash, scripted_user_active
-from ..trace import Trace
+from ..trace import Kind, Outcome, Trace
 from ._hidden import count_hidden, reveal
 from ._scanner import POWER_NAME
 
@@ -154,7 +154,7 @@ class ApprovalDesk:
         self.trace.record(
             "host",
             "user",
-            "host.approval",
+            Kind.HOST_APPROVAL,
             _("asks to approve {tool} on {server}, showing all {n_shown} characters of its arguments").format(
                 tool=tool, server=server, n_shown=len(shown)
             ),
@@ -170,11 +170,11 @@ class ApprovalDesk:
         self.requests.append(
             ApprovalRequest(server, tool, argument_hash(arguments), shown, approved, reason, by, allowed)
         )
-        verdict = "approved" if approved else "refused"
+        verdict = Outcome.APPROVED if approved else Outcome.REFUSED
         self.trace.record(
             "user",
             "host",
-            "user.answer",
+            Kind.USER_ANSWER,
             f"{verdict} {tool}: {reason}",
             name=tool,
             outcome=verdict,

@@ -14,7 +14,7 @@ from mcp_types import Tool
 from labkit._i18n import _
 
 from ..host import Guard
-from ..trace import Trace
+from ..trace import Kind, Outcome, Trace
 
 __all__ = ["PATH_ARGUMENTS", "EgressGuard", "HintsGuard", "PathGuard", "host_secrets"]
 
@@ -55,10 +55,10 @@ class HintsGuard(Guard):
             self.trace.record(
                 "host",
                 "host",
-                "host.hints",
+                Kind.HOST_HINTS,
                 _("ignores {server}'s annotations (untrusted hints): ").format(server=server) + "; ".join(hinted),
                 server=server,
-                outcome="ignored",
+                outcome=Outcome.IGNORED,
                 by=self.name,
             )
         return [tool.model_copy(update={"annotations": None}) for tool in tools]

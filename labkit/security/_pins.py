@@ -14,7 +14,7 @@ from mcp_types import Tool
 from labkit._i18n import _
 
 from ..host import Guard, wire_tool
-from ..trace import Trace
+from ..trace import Kind, Outcome, Trace
 
 __all__ = [
     "INSTRUCTIONS",
@@ -130,10 +130,10 @@ class PinGuard(Guard):
             self.trace.record(
                 "host",
                 "host",
-                "host.pin",
+                Kind.HOST_PIN,
                 f"pins: {server}'s {len(tools)} tool(s) unchanged",
                 server=server,
-                outcome="allowed",
+                outcome=Outcome.ALLOWED,
                 by=self.name,
             )
             return tools
@@ -142,17 +142,17 @@ class PinGuard(Guard):
         self.trace.record(
             "host",
             "user",
-            "host.pin",
+            Kind.HOST_PIN,
             _("asks to approve {server}: ").format(server=server) + "; ".join(c.summary for c in changes),
             payload=[c.__dict__ for c in changes],
             server=server,
             changed=changed,
         )
         approved = await self.approve(server, changes)
-        verdict = "approved" if approved else "refused"
+        verdict = Outcome.APPROVED if approved else Outcome.REFUSED
         said = f"{verdict} {server}: " + "; ".join(c.summary for c in changes)
         self.trace.record(
-            "user", "host", "user.answer", said, server=server, outcome=verdict, by="user", changed=changed
+            "user", "host", Kind.USER_ANSWER, said, server=server, outcome=verdict, by="user", changed=changed
         )
         if approved:
             for change in changes:
@@ -166,12 +166,12 @@ class PinGuard(Guard):
         self.trace.record(
             "host",
             "host",
-            "host.pin",
+            Kind.HOST_PIN,
             _("pins withheld from {server}: ").format(server=server)
             + ", ".join(sorted(refused - {INSTRUCTIONS}))
             + _(" (until a person approves)"),
             server=server,
-            outcome="withheld",
+            outcome=Outcome.WITHHELD,
             by=self.name,
         )
         return [tool for tool in tools if tool.name not in refused]

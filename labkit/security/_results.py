@@ -14,7 +14,7 @@ from mcp_types import Tool
 from labkit._i18n import _
 
 from ..host import Guard
-from ..trace import Trace
+from ..trace import Kind, Trace
 from ._hidden import count_hidden, strip_hidden
 from ._scanner import scan_text
 
@@ -51,7 +51,7 @@ class UntrustedResults(Guard):
                 self.trace.record(
                     "host",
                     "host",
-                    "host.sanitize",
+                    Kind.HOST_SANITIZE,
                     _("stripped {hidden} hidden character(s) from the result of {name}").format(
                         hidden=hidden, name=name
                     ),
@@ -64,7 +64,7 @@ class UntrustedResults(Guard):
         self.trace.record(
             "host",
             "host",
-            "host.sanitize",
+            Kind.HOST_SANITIZE,
             _("result of {name}: {hidden} hidden character(s) stripped, wrapped as untrusted data{told}").format(
                 name=name, hidden=hidden, told=told
             ),
@@ -92,7 +92,7 @@ class TaintGuard(Guard):
             self.trace.record(
                 "host",
                 "host",
-                "host.taint",
+                Kind.HOST_TAINT,
                 _(
                     "untrusted content from {source} entered the context: "
                     "calls carrying it now need a "

@@ -11,7 +11,7 @@ from mcp_types import Tool
 from labkit._i18n import _
 
 from ..host import Guard
-from ..trace import Trace
+from ..trace import Kind, Outcome, Trace
 from ._scanner import RULES, Rule, scan_text, scan_tool
 
 __all__ = ["ScanGuard"]
@@ -67,24 +67,24 @@ class ScanGuard(Guard):
             self.trace.record(
                 "host",
                 "host",
-                "host.scan",
+                Kind.HOST_SCAN,
                 _("scanner withheld {server}/{name}: {rules}").format(
                     server=server, name=tool.name, rules=", ".join(rules)
                 ),
                 name=tool.name,
                 payload=[asdict(f) for f in findings],
                 server=server,
-                outcome="withheld",
+                outcome=Outcome.WITHHELD,
                 by=self.name,
             )
         if tools and len(kept) == len(tools):
             self.trace.record(
                 "host",
                 "host",
-                "host.scan",
+                Kind.HOST_SCAN,
                 _("scanner: {server}'s {n_tools} tool(s) look clean").format(server=server, n_tools=len(tools)),
                 server=server,
-                outcome="allowed",
+                outcome=Outcome.ALLOWED,
                 by=self.name,
             )
         return kept
@@ -101,13 +101,13 @@ class ScanGuard(Guard):
         self.trace.record(
             "host",
             "host",
-            "host.scan",
+            Kind.HOST_SCAN,
             _("scanner kept {server}'s instructions out of the system prompt: {rules}").format(
                 server=server, rules=rules
             ),
             payload=[asdict(f) for f in findings],
             server=server,
-            outcome="withheld",
+            outcome=Outcome.WITHHELD,
             by=self.name,
         )
         return ""

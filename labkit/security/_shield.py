@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from labkit._i18n import N_, _
 
 from ..host import GatePolicy, Guard, Host, ServerSpec, confinement
-from ..trace import Trace
+from ..trace import Kind, Trace
 from ._approval import ApprovalDesk
 from ._checks import EgressGuard, HintsGuard, PathGuard, host_secrets
 from ._confine import LabFolder, least_privilege, over_broad
@@ -196,4 +196,4 @@ class Shield:
             if state.confined
             else _("{server} runs NOT confined, with the user's rights: {why}")
         ).format(server=spec.name, why=state.why)
-        self.trace.record("host", "host", "host.note", said, server=spec.name, confined=state.confined)
+        self.trace.record("host", "host", Kind.HOST_NOTE, said, server=spec.name, confined=state.confined)

@@ -42,7 +42,7 @@ def decide(dialogue: Dialogue) -> Decision:
 
 
 def _naive(dialogue: Dialogue) -> Decision | None:
-    """Scenario "naive" (notebook 07): obey every instruction found in the context (`naive.py`)."""
+    """Scenario "naive" (notebook 07): obey every instruction found in the context (`_naive.py`)."""
     return obey(dialogue) if dialogue.scenario == NAIVE_SCENARIO else None
 
 

@@ -10,7 +10,7 @@ from mcp_types import GetPromptResult, TextContent, Tool, ToolAnnotations
 from labkit._i18n import _
 
 from ..host import LocalTool, LocalToolResult
-from ..trace import Trace, estimate_tokens
+from ..trace import Kind, Trace, estimate_tokens
 from ._library import SkillLibrary
 
 __all__ = ["SkillLoader"]
@@ -43,7 +43,7 @@ class SkillLoader:
         catalog = self.library.catalog()
         self._record(
             1,
-            "skill.catalog",
+            Kind.SKILL_CATALOG,
             "catalog",
             _("the catalog of {n_library} skill(s) goes into the system prompt").format(n_library=len(self.library)),
             catalog,
@@ -134,7 +134,7 @@ class SkillLoader:
         )
         self.loaded.append(name)
         self._record(
-            2, "skill.load", name, _("loads the body of {name}, as the model asked").format(name=name), text, "model"
+            2, Kind.SKILL_LOAD, name, _("loads the body of {name}, as the model asked").format(name=name), text, "model"
         )
         return LocalToolResult(text)
 
@@ -148,7 +148,7 @@ class SkillLoader:
             return self._refuse(str(error).strip("\"'"))
         self._record(
             3,
-            "skill.resource",
+            Kind.SKILL_RESOURCE,
             f"{name}/{path}",
             _("reads {path} of {name}, as its method asks").format(path=path, name=name),
             text,
@@ -179,7 +179,7 @@ class SkillLoader:
         text = "\n".join(m.content.text for m in result.messages if isinstance(m.content, TextContent))
         self._record(
             3,
-            "skill.prompt",
+            Kind.SKILL_PROMPT,
             f"{server}/{name}",
             _("gets the {name} prompt from the {server} server, as the skill's method asks").format(
                 name=name, server=server
@@ -190,7 +190,7 @@ class SkillLoader:
         return LocalToolResult(text)
 
     def _refuse(self, reason: str) -> LocalToolResult:
-        self.trace.record("host", "host", "skill.refuse", f"refuses: {reason}", payload={"reason": reason})
+        self.trace.record("host", "host", Kind.SKILL_REFUSE, f"refuses: {reason}", payload={"reason": reason})
         return LocalToolResult(f"The host refused: {reason}.", is_error=True)
 
     def _record(self, tier: int, kind: str, item: str, what: str, text: str, requested_by: str) -> None:

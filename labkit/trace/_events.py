@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
@@ -48,7 +49,7 @@ class Event:
 
 
 class Trace:
-    """Append-only list of events, safe to write from asyncio tasks and threads (notebook 00)."""
+    """Append-only list of events, safe to write from asyncio tasks and threads (notebook 01)."""
 
     def __init__(self, events: list[Event] | None = None) -> None:
         self._events: list[Event] = list(events or [])
@@ -88,12 +89,12 @@ class Trace:
                 round=self.round if round is None else round,
                 src=src,
                 dst=dst,
-                kind=kind,
+                kind=str(kind),  # a `Kind` is kept as its plain string: an event is data, shown and compared as such
                 summary=summary,
                 ref=ref,
                 name=name,
                 payload=payload,
-                meta={k: v for k, v in meta.items() if v is not None},
+                meta={k: str(v) if isinstance(v, StrEnum) else v for k, v in meta.items() if v is not None},
             )
             self._events.append(event)
         return event

@@ -150,3 +150,5 @@ class Outcome(StrEnum):
     DENIED = "denied"
     WITHHELD = "withheld"
     APPROVED = "approved"
+    REFUSED = "refused"
+    IGNORED = "ignored"

@@ -15,6 +15,7 @@ from mcp.shared.message import SessionMessage
 from labkit._i18n import _
 
 from ._events import Actor, Trace, by_reference
+from ._kinds import Kind
 from ._summaries import frame_kind, summarise_frame
 
 __all__ = ["TappedTransport", "frame_payload"]
@@ -82,7 +83,7 @@ class TappedTransport:
         try:
             self._record_frame(outgoing, message)
         except Exception as exc:  # noqa: BLE001 - the tap must not change what the SDK sees
-            self.record_failure("tap.error", f"could not record a frame: {type(exc).__name__}: {exc}")
+            self.record_failure(Kind.TAP_ERROR, f"could not record a frame: {type(exc).__name__}: {exc}")
 
     def _record_frame(self, outgoing: bool, message: SessionMessage) -> None:
         payload = frame_payload(message)
@@ -93,15 +94,15 @@ class TappedTransport:
         frame_id = payload.get("id")
         # A request's reply travels the other way; remember what was asked to name the reply.
         sender = "client" if outgoing else "server"
-        if kind == "jsonrpc.request":
+        if kind == Kind.JSONRPC_REQUEST:
             self._pending[(sender, frame_id)] = (method, name)
-        elif kind in ("jsonrpc.response", "jsonrpc.error"):
+        elif kind in (Kind.JSONRPC_RESPONSE, Kind.JSONRPC_ERROR):
             requester = "server" if outgoing else "client"
             method, name = self._pending.pop((requester, frame_id), (None, None))
         src: Actor = "client" if outgoing else "server"
         dst: Actor = "server" if outgoing else "client"
         summary = summarise_frame(payload, method)
-        made_up = self.made_up.pop(frame_id, None) if kind == "jsonrpc.error" and not outgoing else None
+        made_up = self.made_up.pop(frame_id, None) if kind == Kind.JSONRPC_ERROR and not outgoing else None
         if made_up is not None:
             # The server sent HTTP, not this JSON-RPC error: the SDK's client wrote it, so it is the client's frame.
             src = "client"
@@ -131,7 +132,7 @@ class TappedTransport:
         try:
             self._read_server_events()
         except (OSError, ValueError, KeyError) as exc:
-            self.record_failure("tap.error", f"could not read the server's events: {type(exc).__name__}: {exc}")
+            self.record_failure(Kind.TAP_ERROR, f"could not read the server's events: {type(exc).__name__}: {exc}")
 
     def _open_events(self) -> bool:
         """Whether the server's events file is open (opened now if it has come to exist)."""
@@ -152,7 +153,7 @@ class TappedTransport:
             if not _own_report(item):
                 # Attributed by the channel it came on: the file is this server's, whatever the line claims.
                 self.record_failure(
-                    "tap.forged",
+                    Kind.TAP_FORGED,
                     f"{self.server} reported an event as {item.get('src')!r} → "
                     f"{item.get('dst')!r} {item.get('kind')!r}; a server reports only its own work",
                 )
@@ -219,11 +220,11 @@ class _TapRead(_StreamProxy):
             item = await self._inner.receive()
         except Exception as exc:  # end of stream: the server went away
             self._tap.record_server_events()
-            self._tap.record_failure("transport.closed", f"{type(exc).__name__}: the server closed the stream")
+            self._tap.record_failure(Kind.TRANSPORT_CLOSED, f"{type(exc).__name__}: the server closed the stream")
             raise
         self._tap.record_server_events()
         if isinstance(item, Exception):
-            self._tap.record_failure("transport.error", f"{type(item).__name__}: {item}")
+            self._tap.record_failure(Kind.TRANSPORT_ERROR, f"{type(item).__name__}: {item}")
         else:
             self._tap.record_frame(False, item)
         return item

@@ -8,6 +8,7 @@ from typing import Any
 import httpx2
 
 from ._events import Trace
+from ._kinds import Kind
 
 __all__ = ["OFFLINE_KEY", "SIMULATED_MODEL", "ModelTap", "redact"]
 
@@ -64,7 +65,7 @@ class ModelTap(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
         self.trace.record(
             "host",
             "model",
-            "model.request",
+            Kind.MODEL_REQUEST,
             _request_summary(request.url.path, body),
             ref=answered[0] if answered else None,
             name=request.url.path,
@@ -86,7 +87,7 @@ class ModelTap(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
         self.trace.record(
             "model",
             "host",
-            "model.response",
+            Kind.MODEL_RESPONSE,
             _response_summary(response.status_code, body, calls),
             ref=body.get("id") if isinstance(body, dict) else None,
             name=", ".join(name for _, name in calls) or None,

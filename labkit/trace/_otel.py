@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ._events import Event, Trace
+from ._kinds import Kind, Meta
 from ._otel_sdk import emit, encode_json, send
 
 __all__ = ["AGENT_NAME", "export_otlp", "save_otlp", "to_otlp"]
@@ -19,12 +20,12 @@ _PROVIDERS = {"/v1/messages": "anthropic", "/v1/chat/completions": "openai", "/v
 
 
 def to_otlp(trace: Trace, *, start_unix_nano: int | None = None, salt: str = "") -> dict[str, Any]:
-    """The trace as one OTLP/JSON `resourceSpans` document, encoded by the OpenTelemetry SDK (notebook 03)."""
+    """The trace as one OTLP/JSON `resourceSpans` document, encoded by the OpenTelemetry SDK (README)."""
     return encode_json(_spans(trace, start_unix_nano, salt), service=AGENT_NAME)
 
 
 def export_otlp(trace: Trace, endpoint: str, *, headers: dict[str, str] | None = None, **options: Any) -> None:
-    """Send the trace's spans to an OTLP/HTTP collector, e.g. `http://127.0.0.1:4318/v1/traces` (notebook 03).
+    """Send the trace's spans to an OTLP/HTTP collector, e.g. `http://127.0.0.1:4318/v1/traces` (README).
 
     Jaeger, Arize Phoenix and Langfuse accept OTLP/HTTP; the SDK's own exporter sends the protobuf.
     """
@@ -50,8 +51,8 @@ def _spans(trace: Trace, start_unix_nano: int | None, salt: str) -> list[Any]:
     end = events[-1].t if events else 0.0
     base = time.time_ns() - _ns(end) if start_unix_nano is None else start_unix_nano
     trace_id = _hash(salt, *(_fingerprint(e) for e in events))[:32]
-    model = next((_body(e).get("model") for e in events if e.kind == "model.request"), None)
-    provider = next((_PROVIDERS.get(e.name or "") for e in events if e.kind == "model.request"), None)
+    model = next((_body(e).get("model") for e in events if e.kind == Kind.MODEL_REQUEST), None)
+    provider = next((_PROVIDERS.get(e.name or "") for e in events if e.kind == Kind.MODEL_REQUEST), None)
     root = _span(trace_id, "root", f"invoke_agent {AGENT_NAME}", _INTERNAL, events[0] if events else None, None, "")
     root["attributes"] = {
         "gen_ai.operation.name": "invoke_agent",
@@ -61,11 +62,11 @@ def _spans(trace: Trace, start_unix_nano: int | None, salt: str) -> list[Any]:
         "gen_ai.request.model": model,
         "labkit.events": len(events),
     }
-    transports = {e.meta.get("server"): "tcp" for e in events if e.meta.get("layer") == "http"}
+    transports = {e.meta.get(Meta.SERVER): "tcp" for e in events if e.meta.get(Meta.LAYER) == "http"}
     sessions = {
-        e.meta.get("server"): e.payload["headers"]["mcp-session-id"]
+        e.meta.get(Meta.SERVER): e.payload["headers"]["mcp-session-id"]
         for e in events
-        if e.kind == "http.response" and "mcp-session-id" in ((e.payload or {}).get("headers") or {})
+        if e.kind == Kind.HTTP_RESPONSE and "mcp-session-id" in ((e.payload or {}).get("headers") or {})
     }
     spans: list[dict[str, Any]] = []
     asked: dict[tuple[Any, str, Any], tuple[Event, Any]] = {}
@@ -73,19 +74,19 @@ def _spans(trace: Trace, start_unix_nano: int | None, salt: str) -> list[Any]:
     call_ids: dict[str, Any] = {}  # the model's call id of each tool, from the host's last gate for it
     loose: list[Event] = []
     for e in events:
-        server = e.meta.get("server")
-        if e.kind == "jsonrpc.request":
+        server = e.meta.get(Meta.SERVER)
+        if e.kind == Kind.JSONRPC_REQUEST:
             asked[(server, e.src, e.ref)] = (e, call_ids.get(e.name or ""))
-        elif e.kind in ("jsonrpc.response", "jsonrpc.error") and (server, e.dst, e.ref) in asked:
+        elif e.kind in (Kind.JSONRPC_RESPONSE, Kind.JSONRPC_ERROR) and (server, e.dst, e.ref) in asked:
             spans.append(_mcp_span(trace_id, *asked.pop((server, e.dst, e.ref)), reply=e))
-        elif e.kind == "jsonrpc.notification":
+        elif e.kind == Kind.JSONRPC_NOTIFICATION:
             spans.append(_mcp_span(trace_id, e, None))
-        elif e.kind == "model.request":
+        elif e.kind == Kind.MODEL_REQUEST:
             chats.append(e)
-        elif e.kind == "model.response" and chats:
+        elif e.kind == Kind.MODEL_RESPONSE and chats:
             spans.append(_chat_span(trace_id, chats.pop(0), e))
         else:
-            if e.kind == "host.gate" and e.name:
+            if e.kind == Kind.HOST_GATE and e.name:
                 call_ids[e.name] = e.ref
             loose.append(e)
     spans += [_mcp_span(trace_id, e, call_id) for e, call_id in asked.values()]
@@ -98,13 +99,13 @@ def _spans(trace: Trace, start_unix_nano: int | None, salt: str) -> list[Any]:
             span["attributes"]["mcp.session.id"] = sessions.get(server)
         span["parentSpanId"] = _innermost(spans, span["_first"], server, root)["spanId"]
     for e in loose:
-        _innermost(spans, e.seq, e.meta.get("server"), root)["events"].append(_span_event(e))
+        _innermost(spans, e.seq, e.meta.get(Meta.SERVER), root)["events"].append(_span_event(e))
     root["_last"] = events[-1].seq if events else 0
     return emit([_finish(s, base, events) for s in (root, *spans)], service=AGENT_NAME)
 
 
 def save_otlp(trace: Trace, path: str | Path, **options: Any) -> Path:
-    """Write `to_otlp(trace)` to `path` as JSON, ready for any OTLP/JSON reader (notebook 03)."""
+    """Write `to_otlp(trace)` to `path` as JSON, ready for any OTLP/JSON reader (README)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(to_otlp(trace, **options), indent=1, ensure_ascii=False), encoding="utf-8")
@@ -112,7 +113,7 @@ def save_otlp(trace: Trace, path: str | Path, **options: Any) -> Path:
 
 
 def _mcp_span(trace_id: str, request: Event, call_id: Any, reply: Event | None = None) -> dict[str, Any]:
-    method = request.meta.get("method") or (request.payload or {}).get("method") or request.name or "?"
+    method = request.meta.get(Meta.METHOD) or (request.payload or {}).get("method") or request.name or "?"
     params = (request.payload or {}).get("params") or {}
     tool = params.get("name") if method == "tools/call" else None
     target = tool or (params.get("name") if method == "prompts/get" else None)
@@ -120,15 +121,15 @@ def _mcp_span(trace_id: str, request: Event, call_id: Any, reply: Event | None =
     span = _span(trace_id, request.seq, f"{method} {target}" if target else method, kind, request, reply, None)
     span["attributes"] = {
         "mcp.method.name": method,
-        "jsonrpc.request.id": None if request.kind == "jsonrpc.notification" else str(request.ref),
-        "mcp.protocol.version": request.meta.get("era"),
+        "jsonrpc.request.id": None if request.kind == Kind.JSONRPC_NOTIFICATION else str(request.ref),
+        "mcp.protocol.version": request.meta.get(Meta.ERA),
         "gen_ai.operation.name": "execute_tool" if tool else None,
         "gen_ai.tool.name": tool,
         "gen_ai.tool.call.id": call_id if tool else None,
         "gen_ai.tool.call.arguments": json.dumps(params.get("arguments"), ensure_ascii=False) if tool else None,
         "gen_ai.prompt.name": target if method == "prompts/get" else None,
         "mcp.resource.uri": params.get("uri"),
-        "labkit.server": request.meta.get("server"),
+        "labkit.server": request.meta.get(Meta.SERVER),
     }
     answer = (reply.payload or {}) if reply is not None else {}
     error, result = answer.get("error"), answer.get("result") or {}
@@ -136,7 +137,7 @@ def _mcp_span(trace_id: str, request: Event, call_id: Any, reply: Event | None =
         _fail(span, str(error.get("code")), error.get("message", ""), code=str(error.get("code")))
     elif result.get("isError"):
         _fail(span, "tool_error", "the tool reported an error (isError)")
-    elif request.kind == "jsonrpc.request" and reply is None:
+    elif request.kind == Kind.JSONRPC_REQUEST and reply is None:
         _fail(span, "no_reply", "no reply was recorded")
     span["attributes"]["labkit.result_type"] = result.get("resultType")
     return span
@@ -155,7 +156,7 @@ def _chat_span(trace_id: str, request: Event, reply: Event | None) -> dict[str, 
             or ([answer["status"]] if "status" in answer else [])
         )
     )
-    status = reply.meta.get("status") if reply is not None else None
+    status = reply.meta.get(Meta.STATUS) if reply is not None else None
     span["attributes"] = {
         "gen_ai.operation.name": "chat",
         "gen_ai.provider.name": provider,
@@ -169,8 +170,8 @@ def _chat_span(trace_id: str, request: Event, reply: Event | None) -> dict[str, 
         "gen_ai.usage.output_tokens": usage.get("output_tokens", usage.get("completion_tokens")),
         "server.address": ((request.payload or {}).get("headers") or {}).get("host"),
         "http.response.status_code": status,
-        "labkit.simulated": reply.meta.get("simulated") if reply is not None else None,
-        "labkit.tool_call_ids": reply.meta.get("call_ids") if reply is not None else None,
+        "labkit.simulated": reply.meta.get(Meta.SIMULATED) if reply is not None else None,
+        "labkit.tool_call_ids": reply.meta.get(Meta.CALL_IDS) if reply is not None else None,
     }
     if reply is None:
         _fail(span, "no_reply", "no reply was recorded")
@@ -216,9 +217,9 @@ def _span_event(e: Event) -> dict[str, Any]:
             "labkit.src": e.src,
             "labkit.dst": e.dst,
             "labkit.summary": e.summary,
-            "labkit.server": e.meta.get("server"),
+            "labkit.server": e.meta.get(Meta.SERVER),
             "gen_ai.tool.name": e.name if e.kind.startswith("host.") else None,
-            "http.response.status_code": e.meta.get("status") if e.kind == "http.response" else None,
+            "http.response.status_code": e.meta.get(Meta.STATUS) if e.kind == Kind.HTTP_RESPONSE else None,
         },
     }
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ._events import Event, Trace
+from ._kinds import Kind, Meta
 
 __all__ = ["CallSpan", "call_spans", "covered", "overlap_saving"]
 
@@ -29,16 +30,16 @@ def call_spans(trace: Trace | Iterable[Event]) -> list[CallSpan]:
     """Every tools/call whose response was recorded, paired by server and JSON-RPC id, as sent (notebook 08)."""
     events = list(trace)
     sent = {
-        (e.meta.get("server"), e.ref): e
+        (e.meta.get(Meta.SERVER), e.ref): e
         for e in events
-        if e.kind == "jsonrpc.request" and (e.payload or {}).get("method") == "tools/call"
+        if e.kind == Kind.JSONRPC_REQUEST and (e.payload or {}).get("method") == "tools/call"
     }
     spans = []
     for reply in events:
-        request = sent.get((reply.meta.get("server"), reply.ref)) if reply.kind == "jsonrpc.response" else None
+        request = sent.get((reply.meta.get(Meta.SERVER), reply.ref)) if reply.kind == Kind.JSONRPC_RESPONSE else None
         if request is not None:
             spans.append(
-                CallSpan(request.round, str(request.meta.get("server")), str(request.name), request.t, reply.t)
+                CallSpan(request.round, str(request.meta.get(Meta.SERVER)), str(request.name), request.t, reply.t)
             )
     return sorted(spans, key=lambda span: span.sent)
 

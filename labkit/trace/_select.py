@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ._events import Event, Trace
+from ._kinds import Meta
 
 __all__ = ["select"]
 
@@ -28,7 +29,7 @@ def select(
     return [
         e
         for e in trace
-        if (http or e.meta.get("layer") != "http" or e.meta.get("failed"))
+        if (http or e.meta.get(Meta.LAYER) != "http" or e.meta.get("failed"))
         and (actor_set is None or e.src in actor_set or e.dst in actor_set)
         and (round_set is None or e.round in round_set)
         and (kind_list is None or any(e.kind.startswith(k) for k in kind_list))

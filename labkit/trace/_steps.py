@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from labkit._i18n import _
 
 from ._events import Event, Trace
+from ._kinds import Kind, Meta
 from ._select import select
 
 if TYPE_CHECKING:
@@ -76,38 +77,38 @@ def steps_table(steps: Iterable[Step]) -> pd.DataFrame:
 def _owners(events: list[Event], final_handoff: str) -> list[str]:
     owners: list[str] = ["host" if e.src == "client" else e.src for e in events]
     for i, event in enumerate(events):
-        if final_handoff == "model" and event.kind == "host.writeback" and _final_answer_follows(events, i):
+        if final_handoff == "model" and event.kind == Kind.HOST_WRITEBACK and _final_answer_follows(events, i):
             for j in range(i, _next_model_response(events, i)):
                 owners[j] = "model"
     return owners
 
 
 def _next_model_response(events: list[Event], start: int) -> int:
-    return next((j for j in range(start, len(events)) if events[j].kind == "model.response"), len(events))
+    return next((j for j in range(start, len(events)) if events[j].kind == Kind.MODEL_RESPONSE), len(events))
 
 
 def _final_answer_follows(events: list[Event], start: int) -> bool:
     j = _next_model_response(events, start)
-    return j < len(events) and not events[j].meta.get("call_ids") and events[j].meta.get("status", 200) < 400
+    return j < len(events) and not events[j].meta.get(Meta.CALL_IDS) and events[j].meta.get(Meta.STATUS, 200) < 400
 
 
 def _opens_step(event: Event) -> bool:
-    return event.kind == "host.gate" or (event.src == "client" and event.kind.startswith("jsonrpc."))
+    return event.kind == Kind.HOST_GATE or (event.src == "client" and event.kind.startswith("jsonrpc."))
 
 
 def _describe(actor: str, members: list[Event]) -> str:
     first = members[0]
     if actor == "model":
-        answer = next(e for e in reversed(members) if e.kind == "model.response")
-        reads = _("reads the results and answers: ") if first.kind == "host.writeback" else ""
+        answer = next(e for e in reversed(members) if e.kind == Kind.MODEL_RESPONSE)
+        reads = _("reads the results and answers: ") if first.kind == Kind.HOST_WRITEBACK else ""
         return _shorten(f"model {reads}{answer.summary}")
-    if first.kind == "host.writeback":
+    if first.kind == Kind.HOST_WRITEBACK:
         return _("host writes the result back as data and asks the model again ({n_members} events)").format(
             n_members=len(members)
         )
-    if first.kind == "model.request" and first.src == "host":
+    if first.kind == Kind.MODEL_REQUEST and first.src == "host":
         return _("host sends the conversation and the tools to the model")
-    text = "; ".join(dict.fromkeys(e.summary for e in members if e.kind != "model.request"))
+    text = "; ".join(dict.fromkeys(e.summary for e in members if e.kind != Kind.MODEL_REQUEST))
     return _shorten(text)
 
 

@@ -9,6 +9,8 @@ from typing import Any
 
 from labkit._i18n import _
 
+from ._kinds import Kind
+
 __all__ = ["find_fold", "fold", "frame_kind", "hidden_marker", "summarise_frame"]
 
 _SENTINEL = 987654321
@@ -17,12 +19,12 @@ _SENTINEL = 987654321
 def frame_kind(payload: dict[str, Any]) -> str:
     """`jsonrpc.request`, `.notification`, `.response` or `.error`, from the frame's own keys."""
     if "method" in payload:
-        return "jsonrpc.request" if "id" in payload else "jsonrpc.notification"
-    return "jsonrpc.error" if "error" in payload else "jsonrpc.response"
+        return Kind.JSONRPC_REQUEST if "id" in payload else Kind.JSONRPC_NOTIFICATION
+    return Kind.JSONRPC_ERROR if "error" in payload else Kind.JSONRPC_RESPONSE
 
 
 def fold(value: Any, limit: int = 60) -> str:
-    """A value as compact text, cut in the middle with a marker saying how much was left out."""
+    """A value as compact text, cut in the middle with a marker saying how much was left out (notebook 02)."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     if len(text) <= limit:
         return text
@@ -61,11 +63,11 @@ def summarise_frame(payload: dict[str, Any], method: str | None = None) -> str:
 def _summarise(payload: dict[str, Any], method: str | None) -> str:
     kind = frame_kind(payload)
     params = payload.get("params") or {}
-    if kind == "jsonrpc.request":
+    if kind == Kind.JSONRPC_REQUEST:
         return _summarise_request(payload["method"], params)
-    if kind == "jsonrpc.notification":
+    if kind == Kind.JSONRPC_NOTIFICATION:
         return payload["method"]
-    if kind == "jsonrpc.error":
+    if kind == Kind.JSONRPC_ERROR:
         error = payload["error"]
         return f"error {error.get('code')}: {fold(error.get('message', ''), 70)}"
     return _summarise_result(method, payload.get("result") or {})

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._i18n import _
 from ._events import ACTORS, Event, Trace
+from ._kinds import Meta
 from ._labels import ACTOR_LABELS, diagram_label
 from ._png import display_png
 from ._select import select
@@ -39,7 +40,7 @@ def table(trace: Trace | Iterable[Event], *, times: bool = False, **filters: Any
             "kind": e.kind,
             "summary": e.summary,
             "name": e.name or "",
-            "server": e.meta.get("server", ""),
+            "server": e.meta.get(Meta.SERVER, ""),
             "id": "" if e.ref is None else str(e.ref),
             **({"ms": round(e.t * 1000, 1)} if times else {}),
         }

@@ -36,15 +36,14 @@ from labkit import (
     Defences,
     GatePolicy,
     Host,
-    LabFolder,
     PinStore,
     ServerSpec,
     Shield,
     Trace,
-    careful_user,
     host_state_dir,
     make_client,
 )
+from labkit.security import LabFolder, careful_user
 from servers.attacks.corpus import CORPUS, Entry
 
 __all__ = [

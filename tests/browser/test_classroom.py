@@ -8,23 +8,24 @@ import json
 import os
 import re
 import time
+from typing import Any
 
 import pytest
 
 from .conftest import REPO, SHOTS
-from .test_lab_in_browser import errors_in, menu, shoot, wait_idle
+from .test_lab_in_browser import errors_in, jupyterlab_chinese, menu, shoot, wait_idle
 
 pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import Locator, Page, expect
 
 LAPTOP = {"width": 1366, "height": 768}
 IN_VIEW_S = 2.0  # a form is in the window within this long after it is drawn
-# CLASSROOM_LESSONS="00 03 04 07" plays those (one at a time is how to iterate on this 2-core machine); 00 and 03
-# by default: 04 and 07 have not yet been seen to pass here (see the issue's note).
+# CLASSROOM_LESSONS="03" plays only that lesson (one at a time is how to iterate on this 2-core machine). 07 is not
+# played by default: its Run All ends for this test before its approval is reached (no form answered; issue 37's note).
 COURSE = tuple(
     n
     for n in ("00_start_here", "03_nineteen_steps", "04_elicitation", "07_security")
-    if n[:2] in os.environ.get("CLASSROOM_LESSONS", "00 03").split()
+    if n[:2] in os.environ.get("CLASSROOM_LESSONS", "00 03 04").split()
 )
 EDITIONS = {
     "en": ("notebooks", gettext.NullTranslations()),
@@ -56,13 +57,14 @@ setInterval(() => {
 @pytest.fixture
 def laptop(page: Page) -> Page:
     page.set_viewport_size(LAPTOP)
-    page.add_init_script(_WATCH_FORMS)
+    page.context.add_init_script(_WATCH_FORMS)  # a tab the learner opens again watches its forms too
     return page
 
 
 def open_lesson(page: Page, url: str, path: str) -> Locator:
-    """Open `path` as a learner does (its stored outputs shown, other lessons left open) and wait until idle."""
-    page.goto(f"{url}/lab/tree/{path}")
+    """Open `path` as a learner does (its stored outputs shown, other lessons left open) and wait until idle; by
+    `make lab`'s address, so JupyterLab speaks the lesson's language."""
+    page.goto(f"{url}/labkit/open/{path}")
     panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").filter(has=page.locator(".jp-Notebook")).first
     expect(panel).to_be_visible(timeout=90_000)
     expect(panel.locator(".jp-Cell").first).to_be_visible(timeout=90_000)
@@ -81,22 +83,29 @@ _SEEN_NOW = """panel => {
         const area = table.closest('.jp-OutputArea-output');
         let box = table.parentElement;
         while (box !== area && !['auto', 'scroll'].includes(getComputedStyle(box).overflowX)) box = box.parentElement;
-        seen[`table ${at}.${n}`] = {over_px: Math.round(table.getBoundingClientRect().width - area.clientWidth),
+        seen[`table ${at}.${n}`] = {cell: Number(at), kind: table.className || 'table',
+          over_px: Math.round(table.getBoundingClientRect().width - area.clientWidth),
           scrolls_in_own_box: box !== area && box.getBoundingClientRect().width <= area.clientWidth + 0.5}; });
     }
     return seen; }"""
 
 
-def survey(page: Page, panel: Locator) -> dict[str, object]:
+def survey(page: Page, panel: Locator, name: str) -> dict[str, Any]:
     """Scroll the notebook top to bottom as a learner does (JupyterLab draws only the cells near the view), and
-    measure each diagram's smallest label in px and each table that is wider than its output area."""
-    seen: dict[str, object] = {}
+    measure each diagram's smallest label in px and each table that is wider than its output area; the window is
+    saved as `<name>_diagram` / `<name>_wide_table` when the first of each comes into view."""
+    seen: dict[str, Any] = {}
     box = panel.locator(".jp-Notebook").bounding_box()
     assert box is not None
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 200)
     outer = panel.locator(".jp-WindowedPanel-outer")
     for _ in range(600):
         seen.update(panel.evaluate(_SEEN_NOW))
+        for kind, first in (("diagram", "diagram"), ("wide_table", "table")):
+            if not (SHOTS / f"{name}_{kind}.png").exists() and any(
+                k.startswith(first) and (kind == "diagram" or v["over_px"] > 0) for k, v in seen.items()
+            ):
+                shoot(page, f"{name}_{kind}")
         page.mouse.wheel(0, 400)
         page.wait_for_timeout(150)
         if outer.evaluate("o => o.scrollTop + o.clientHeight >= o.scrollHeight - 2"):
@@ -186,14 +195,14 @@ def answer_each_form(
 def test_each_form_of_the_course_is_in_view_within_2_s(laptop: Page, lab, edition: str) -> None:
     folder, tr = EDITIONS[edition]
     measured: dict[str, list[float]] = {}
-    readable: dict[str, dict[str, object]] = {}
+    readable: dict[str, dict[str, Any]] = {}
     for lesson in COURSE:
         path = f"{folder}/{lesson}.ipynb"
         panel = open_lesson(laptop, lab.url, path)
         measured[lesson] = answer_each_form(laptop, panel, path, tr, f"{edition}_{lesson[:2]}")
         assert errors_in(panel) == [], (path, errors_in(panel))
         expect(laptop.locator(".labkit-waiting-banner")).to_have_count(0)
-        readable[lesson] = survey(laptop, panel)
+        readable[lesson] = survey(laptop, panel, f"classroom_{edition}_{lesson[:2]}")
     (SHOTS / f"classroom_{edition}.json").write_text(
         json.dumps({"seconds_drawn_to_in_view": measured, "readability": readable}, indent=1)
     )
@@ -217,3 +226,86 @@ def test_the_lab_opens_at_lesson_00_with_solutions_reachable_and_chinese_all_the
         listing = page.locator(".jp-DirListing-content .jp-DirListing-itemText")
         for name in ("notebooks", "solutions", "zh-CN"):
             expect(listing.filter(has_text=re.compile(f"^{name}$"))).to_have_count(1)
+
+
+FORM_LESSON = "03_nineteen_steps"  # one form, a few seconds to reach it
+MISTAKES = ("run-the-form-cell-again", "interrupt", "restart", "close-and-reopen")
+
+
+def form_in_view(page: Page, panel: Locator) -> Locator:
+    """The one waiting form, by its own class, once it is inside the window."""
+    waiting = waiting_forms(panel)
+    expect(waiting).to_have_count(1, timeout=240_000)
+    key = waiting.first.evaluate("f => [...f.classList].find(c => /^labkit-form-[0-9a-f]{12}$/.test(c))")
+    form = panel.locator(f".{key}") if key else waiting.first
+    expect(form).to_be_in_viewport(timeout=IN_VIEW_S * 1000 + 3000)
+    return form
+
+
+def closed(form: Locator) -> None:
+    """The form's last word is said: nothing in it can be clicked, and it no longer counts as waiting."""
+    expect(form.locator("button:not([disabled]), input:not([disabled])")).to_have_count(0, timeout=30_000)
+    expect(form).not_to_have_class(re.compile(r"\blabkit-waiting\b"))
+
+
+def tracebacks(panel: Locator) -> list[str]:
+    """Outputs that show a Python traceback or a cancelled task's name: nothing a learner should meet."""
+    outputs = panel.locator(".jp-OutputArea-output").all_inner_texts()
+    return [text for text in outputs if re.search(r"Traceback|CancelledError|Error:", text)]
+
+
+@pytest.mark.parametrize("edition", list(EDITIONS))
+@pytest.mark.parametrize("mistake", MISTAKES)
+def test_a_classroom_mistake_while_a_form_waits_ends_in_a_live_form_or_one_line(
+    laptop: Page, lab, edition: str, mistake: str
+) -> None:
+    """Each of the classroom's mistakes while 03's form waits, then Run All once more: it ends without an error."""
+    folder, tr = EDITIONS[edition]
+    page, path, name = laptop, f"{folder}/{FORM_LESSON}.ipynb", f"mistake_{edition}_{mistake}"
+    panel = open_lesson(page, lab.url, path)
+    menu(page, "Run", "Run All Cells")
+    form = form_in_view(page, panel)
+    if mistake == "run-the-form-cell-again":
+        panel.locator(".jp-Cell").filter(has=page.locator(".labkit-waiting")).locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Escape")
+        menu(page, "Run", "Run Selected Cell")
+        again = form_in_view(page, panel)  # the cell's output was cleared: its new run asks afresh
+        shoot(page, name)
+        again.locator("button").first.click()
+        closed(again)
+        wait_idle(page, 240_000)
+    elif mistake == "interrupt":
+        menu(page, "Kernel", "Interrupt Kernel")
+        closed(form)
+        expect(page.locator(".labkit-waiting-banner")).to_have_count(0)
+        wait_idle(page, 90_000)
+        shoot(page, name)
+        errors = errors_in(panel)
+        assert len(errors) == 1 and len(errors[0].strip().splitlines()) == 1, errors  # one line, no traceback
+        assert tracebacks(panel) == [], tracebacks(panel)
+    elif mistake == "restart":
+        menu(page, "Kernel", "Restart Kernel…")
+        page.locator(".jp-Dialog .jp-mod-accept").click()
+        closed(form)
+        expect(page.locator(".labkit-waiting-banner")).to_have_count(0)
+        shoot(page, name)
+        wait_idle(page, 90_000)
+        assert errors_in(panel) == [] and tracebacks(panel) == [], errors_in(panel)
+    else:
+        page = page.context.new_page()
+        laptop.close()
+        page.set_viewport_size(LAPTOP)
+        page.goto(f"{lab.url}/labkit/open/{path}")
+        panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").filter(has=page.locator(".jp-Notebook")).first
+        expect(panel.locator(".jp-Cell").first).to_be_visible(timeout=90_000)
+        # The kernel still waits on a form this tab never drew. Where the form was, the stored line names the
+        # menu item that asks again, as this edition's JupyterLab names it.
+        run_all = [tr.gettext(w) if edition == "en" else jupyterlab_chinese(w) for w in ("Run", "Run All Cells")]
+        where = panel.locator(".jp-OutputArea-output").filter(has_text=re.compile(r"\W+".join(map(re.escape, run_all))))
+        where.first.scroll_into_view_if_needed()
+        expect(where.first).to_be_visible()
+        shoot(page, name)
+    # no dead form says it waits: each form left on the page is either live or closed with its last word
+    assert panel.locator(".labkit-waiting").count() == waiting_forms(panel).count()
+    answer_each_form(page, panel, path, tr, name)
+    assert errors_in(panel) == [] and tracebacks(panel) == [], (errors_in(panel), tracebacks(panel))

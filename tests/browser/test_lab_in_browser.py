@@ -30,11 +30,15 @@ _JUPYTERLAB_ZH = gettext.GNUTranslations(
 )
 
 
+def jupyterlab_chinese(text: str) -> str:
+    """JupyterLab's `text` (a menu item, a status) as its Chinese language pack shows it."""
+    chinese = _JUPYTERLAB_ZH.pgettext("menu", text)
+    return _JUPYTERLAB_ZH.gettext(text) if chinese == text else chinese
+
+
 def jupyterlab_label(text: str) -> str:
     """A pattern for JupyterLab's `text` as either edition shows it: English, or the language pack's Chinese."""
-    chinese = _JUPYTERLAB_ZH.pgettext("menu", text)
-    chinese = _JUPYTERLAB_ZH.gettext(text) if chinese == text else chinese
-    return f"(?:{re.escape(text)}|{re.escape(chinese)})"
+    return f"(?:{re.escape(text)}|{re.escape(jupyterlab_chinese(text))})"
 
 
 _IDLE = re.compile(rf"\| {jupyterlab_label('Idle')}$")

@@ -7,7 +7,7 @@ from typing import Any
 
 from labkit._i18n import N_, _
 
-from ...trace import STEP_ACTORS
+from ...trace import STEP_ACTORS, Kind
 from .._exercises import register, run_sync
 
 __all__ = ["check_ask_back_old_wire", "check_bad_since_counts", "check_retry_seq"]
@@ -61,7 +61,7 @@ def check_retry_seq(answer: Any) -> str | None:
     retry = next(
         e
         for e in trace
-        if e.src == "client" and e.kind == "jsonrpc.request" and "requestState" in (e.payload.get("params") or {})
+        if e.src == "client" and e.kind == Kind.JSONRPC_REQUEST and "requestState" in (e.payload.get("params") or {})
     )
     if answer == retry.seq:
         return None
@@ -76,7 +76,7 @@ def check_retry_seq(answer: Any) -> str | None:
             "event {answer} is the server's input_required reply, which hands the requestState out; "
             "the retry is the client's request that brings it back."
         ).format(answer=answer)
-    if event.kind == "jsonrpc.request" and event.name == retry.name:
+    if event.kind == Kind.JSONRPC_REQUEST and event.name == retry.name:
         return _(
             "event {answer} of ask.trace is the first tools/call for the chart (id {ref}): it carries no answers yet."
         ).format(answer=answer, ref=event.ref)

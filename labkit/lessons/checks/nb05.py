@@ -22,7 +22,7 @@ from ...host import (
     select_model,
     stdio_transport,
 )
-from ...trace import Trace
+from ...trace import Kind, Trace
 from .._exercises import register, result_text, run_sync
 from .._model import make_client
 
@@ -93,7 +93,7 @@ async def _loop_and_canonical(round_cap: int) -> tuple[Any, int, Any]:
     async with Host(trace, [ServerSpec("logs")], round_cap=round_cap, required_tools=("query_errors",)) as host:
         looping = Conversation(make_client("anthropic", trace=trace, scenario="loop-forever"), model, host.tools)
         stopped = await host.run("Why did order-service errors rise last night?", looping)
-    asked = len(trace.of_kind("model.request"))
+    asked = len(trace.of_kind(Kind.MODEL_REQUEST))
     canonical = Trace()
     async with Host(
         canonical,

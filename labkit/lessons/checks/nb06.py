@@ -10,6 +10,7 @@ import yaml
 
 from labkit._i18n import N_, _
 
+from ...trace import Kind
 from .._exercises import register, run_sync
 
 __all__ = ["check_activation", "check_approver", "check_costs", "check_skill_file"]
@@ -108,7 +109,7 @@ def check_skill_file(answer: Any) -> str | None:
         run = run_sync(
             partial(run_with_skills, question, skills=library, servers=["orders"], required_tools=["query_orders"])
         )
-        loaded = [e.name for e in run.trace.of_kind("skill.load")]
+        loaded = [e.name for e in run.trace.of_kind(Kind.SKILL_LOAD)]
         if loaded != ["order-status"]:
             return _(
                 "asked {question!r}, the model loaded {loaded}, not 'order-status'; check the description."

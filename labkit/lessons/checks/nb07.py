@@ -9,6 +9,7 @@ from typing import Any
 from labkit._i18n import N_, _
 
 from ...security import DEFENCES, Defences, Rule, fingerprint, texts_of
+from ...trace import Kind
 from .._benign import HELD_OUT, benign_tools
 from .._exercises import register, run_sync
 from .._security_lab import KEY_CANARY
@@ -96,7 +97,7 @@ def _run_injection(defences: Defences) -> tuple[int, bool, bool]:
 
     async def run() -> tuple[int, bool, bool]:
         done = await run_attack("result-injection", defences)
-        in_context = any(KEY_CANARY in json.dumps(e.payload) for e in done.trace.of_kind("model.request"))
+        in_context = any(KEY_CANARY in json.dumps(e.payload) for e in done.trace.of_kind(Kind.MODEL_REQUEST))
         searched = any(c["tool"] == "search_docs" for c in done.received)
         return sum(1 for c in done.received if c["server"] == "sink"), in_context, searched
 

@@ -2,44 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
-import time
-from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from ..errors import LabError
 
-__all__ = ["ServerStartError", "StartRecord"]
+__all__ = ["ServerStartError", "stderr_tail"]
 
 _TAIL_LINES = 12
 _TAIL_BYTES = 64 * 1024
-_STATUS_WAIT_S = 0.5
-
-
-@dataclass(frozen=True)
-class StartRecord:
-    """Where a starting server leaves its traces: the supervisor's status file and the server's stderr."""
-
-    server: str
-    command: str
-    status_file: Path
-    errlog: IO[str]
-
-    def status(self, wait_s: float = _STATUS_WAIT_S) -> dict[str, Any] | None:
-        """The supervisor's note (`started`, `returncode` or `error`, and `cut`), waiting briefly for it."""
-        deadline = time.monotonic() + wait_s
-        while True:
-            try:
-                return json.loads(self.status_file.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                if time.monotonic() > deadline:
-                    return None
-                time.sleep(0.02)
-
-    def stderr_tail(self) -> str:
-        return stderr_tail(self.errlog)
 
 
 def stderr_tail(errlog: IO[str]) -> str:
@@ -92,10 +63,3 @@ class ServerStartError(LabError, RuntimeError):
         if self.stderr or not tail:
             return self
         return ServerStartError(self.server, self.command, self.stage, self.returncode, tail, self.error, self.method)
-
-    @classmethod
-    def from_record(cls, record: StartRecord, stage: str) -> ServerStartError:
-        status = record.status() or {}
-        return cls(
-            record.server, record.command, stage, status.get("returncode"), record.stderr_tail(), status.get("error")
-        )

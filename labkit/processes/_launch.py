@@ -5,7 +5,6 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -16,13 +15,13 @@ from mcp import StdioServerParameters
 
 from .._time_limits import scaled
 from ._busy_machine import Deadline
+from ._host_secret import with_host_secret
 from ._message_limit import max_message_bytes
 from ._ports import free_port, listened_by
+from ._process import ServerProcess
 from ._sandbox import sandboxed
 from ._spec import REPO_ROOT, WORKDIR_ENV, ServerSpec, server_env
-from ._start_errors import ServerStartError, StartRecord
 from ._supervisor import console_script
-from ._tempdirs import LabTempDir
 from ._warm import warm_socket
 
 __all__ = ["http_server", "stdio_params"]
@@ -40,18 +39,18 @@ def stdio_params(
     server: ServerSpec | str,
     *args: str,
     env: Mapping[str, str] | None = None,
-    record: StartRecord | None = None,
+    process: ServerProcess | None = None,
 ) -> StdioServerParameters:
     """How to launch a server over stdio: `servers/<server>.py` with this kernel's Python, or a spec (notebook 02).
 
     It runs under a small supervisor that stops it when the host dies, ends it when it sends a line
-    longer than `max_message_bytes()`, and notes its exit status in `record`. A lab server starts in
+    longer than `max_message_bytes()`, and notes how it ended for `process`. A lab server starts in
     the repository, or in the folder named by `LABKIT_WORKDIR`.
     """
     spec = _as_spec(server, args, env)
     full_env = server_env(spec)
     cwd = spec.cwd or full_env.get(WORKDIR_ENV) or (str(REPO_ROOT) if spec.lab_server else None)
-    status = str(record.status_file) if record is not None else _NO_STATUS
+    status = str(process.status_file) if process is not None else _NO_STATUS
     command = (
         sandboxed(spec.command_line(), full_env, cwd, readable=spec.readable, writable=spec.writable)
         if spec.sandbox
@@ -96,32 +95,29 @@ def http_server(
     """Run `servers/<server>.py --http` in a supervised child process; yields its URL (notebook 02).
 
     The child is stopped (SIGTERM, then SIGKILL) when the block ends, whatever happened inside, and
-    it stops by itself if this process dies.
+    it stops by itself if this process dies. A lab server answers only requests carrying the secret it was
+    started with (`http_transport` adds it): other users of this machine's loopback cannot call it.
     """
     spec = _as_spec(server, args, env)
     port = port or free_port()
-    log = errlog or tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - closed when the server is stopped
-    folder = LabTempDir("start")
-    record = StartRecord(spec.name, spec.describe(), folder.path / "status.json", log)
+    url = f"http://127.0.0.1:{port}/mcp"
     command = [*spec.command_line(), "--http", "--port", str(port)]
     full_env = server_env(spec)
-    try:
+    if spec.lab_server:
+        url = with_host_secret(url, full_env)
+    with ServerProcess(spec, errlog) as process:
         proc = subprocess.Popen(
-            [sys.executable, "-I", "-S", _SUPERVISOR, str(record.status_file), *_warm(spec, full_env), "--", *command],
+            [sys.executable, "-I", "-S", _SUPERVISOR, str(process.status_file), *_warm(spec, full_env), "--", *command],
             env=full_env,
             cwd=str(REPO_ROOT),
             stdout=subprocess.DEVNULL,
-            stderr=log,
+            stderr=process.errlog,
         )
         try:
-            _wait_for_port(proc, port, start_timeout, record)
-            yield f"http://127.0.0.1:{port}/mcp"
+            _wait_for_port(proc, port, start_timeout, process)
+            yield url
         finally:
             _stop(proc)
-    finally:
-        folder.remove()
-        if errlog is None:
-            log.close()
 
 
 def _warm(spec: ServerSpec, env: Mapping[str, str]) -> list[str]:
@@ -142,11 +138,11 @@ def _warm(spec: ServerSpec, env: Mapping[str, str]) -> list[str]:
     return ["--warm", sock] if sock else []
 
 
-def _wait_for_port(proc: subprocess.Popen, port: int, timeout: float, record: StartRecord) -> None:
+def _wait_for_port(proc: subprocess.Popen, port: int, timeout: float, process: ServerProcess) -> None:
     deadline = Deadline(scaled(timeout))
     while not deadline.passed():
         if proc.poll() is not None:
-            raise ServerStartError.from_record(record, "before listening on its port")
+            raise process.end().as_error("before listening on its port")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
                 pass
@@ -154,15 +150,15 @@ def _wait_for_port(proc: subprocess.Popen, port: int, timeout: float, record: St
             time.sleep(0.05)
             continue
         # The supervisor notes its server's pid as it starts it (a child of its own, or of the warm Python).
-        server = (record.status() or {}).get("pid", proc.pid)
+        server = (process.note() or {}).get("pid", proc.pid)
         if listened_by(server, port) is False:
             _stop(proc)
-            raise ServerStartError.from_record(record, f"port {port} on 127.0.0.1 is already used by another program")
+            raise process.end().as_error(f"port {port} on 127.0.0.1 is already used by another program")
         return
     _stop(proc)
     stage = f"it did not listen on 127.0.0.1:{port} within {deadline.limit:.0f} s"
     busy = deadline.busy_note()
-    raise ServerStartError.from_record(record, f"{stage}. {busy.rstrip('.')}" if busy else stage)
+    raise process.end().as_error(f"{stage}. {busy.rstrip('.')}" if busy else stage)
 
 
 def _stop(proc: subprocess.Popen) -> None:

@@ -20,29 +20,73 @@ import anyio
 import psutil
 
 from .._i18n import _
-from .._time_limits import TIME_SCALE_ENV, cpu_pressure, machine_load, time_scale
+from .._time_limits import TIME_SCALE_ENV, machine_load, time_scale, usable_cpus
 from .._warm import lent_to_us
 
-__all__ = ["Deadline", "MovingDeadline", "moving_deadline"]
+__all__ = ["Deadline", "MovingDeadline", "longest", "moving_deadline"]
 
 _MOST_TIMES = 10
 """A limit is moved on to at most this many times itself, however long its processes waited for a CPU: a server
 spinning in a loop on a crowded machine still ends."""
 _CHECK_S = 0.5
-_BUSY_SHARE = 0.5
-"""A machine is busy when, for this share of a limit's time or more, some program waited for a CPU (else, without
-Linux's pressure stall information, when its load is above its CPUs)."""
+_BUSY_WAITING = 0.5
+"""A machine is busy when, on average over a limit's time, this many programs or more were waiting for each CPU the
+lab may use: counted as the time every thread it can see spent ready to run but not running (Linux's schedstat),
+else from the load average. Counted, not sampled: a CPU crowded by four programs reads as crowded every time."""
+_SHORTEST_LOOK_S = 0.2
 _FIRST_LOOK_S = 1.0
 """When the processes already running are first looked at: a call that ends before costs one read of /proc/self."""
 
 
-def _waited(pid: int) -> float | None:
-    """Seconds the process `pid` has spent ready to run but waiting for a CPU, since it started."""
+def longest(limit: float) -> float:
+    """The furthest a limit of `limit` seconds can be moved on: what a limit inside it must allow, so that the moving
+    one is the one that ends the wait (notebook 05)."""
+    return limit * _MOST_TIMES
+
+
+def _waited(pid: int | str, thread: str = "") -> float | None:
+    """Seconds the process `pid` (or one of its threads) has spent ready to run but waiting for a CPU, since it
+    started."""
     try:
-        with open(f"/proc/{pid}/schedstat", "rb") as stat:
+        with open(f"/proc/{pid}/task/{thread}/schedstat" if thread else f"/proc/{pid}/schedstat", "rb") as stat:
             return int(stat.read().split()[1]) / 1e9
     except (OSError, IndexError, ValueError):
         return None
+
+
+def _every_threads_wait() -> dict[str, float] | None:
+    """`_waited` for every thread this process can see (its container's, in a container), by thread id; None where
+    the system does not say (no /proc, as on macOS)."""
+    waits = {}
+    try:
+        pids = [pid for pid in os.listdir("/proc") if pid.isdigit()]
+    except OSError:
+        return None
+    for pid in pids:
+        try:
+            threads = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue  # ended since
+        for thread in threads:
+            if (waited := _waited(pid, thread)) is not None:
+                waits[thread] = waited
+    return waits or None
+
+
+class _Crowding:
+    """How many programs, on average since it was made, were waiting for each CPU the lab may use."""
+
+    def __init__(self) -> None:
+        self.since, self.waits = time.monotonic(), _every_threads_wait()
+
+    def waiting(self) -> float | None:
+        """Programs waiting per usable CPU since `since`; None where the system does not say, or too soon to tell."""
+        now, waits = time.monotonic(), _every_threads_wait()
+        if self.waits is None or waits is None or now - self.since < _SHORTEST_LOOK_S:
+            return None
+        # A thread started since counts all its waiting; one that ended since is not counted (it cannot be read).
+        waited = sum(wait - self.waits.get(thread, 0.0) for thread, wait in waits.items())
+        return max(0.0, waited) / (now - self.since) / usable_cpus()
 
 
 def _servers() -> list[psutil.Process]:
@@ -89,8 +133,16 @@ class _Window:
     """A limit's window: when it began, how long its processes waited for a CPU, and how busy the machine was."""
 
     def __init__(self, limit: float) -> None:
-        self.limit, self.began, self.pressure = limit, time.monotonic(), cpu_pressure()
+        self.limit, self.began = limit, time.monotonic()
         self.starvation = _Starvation()
+        self.crowding: _Crowding | None = None
+        """Looked at when the window's processes are first looked at (not on every call: a call that ends soon
+        never needs it)."""
+
+    def look(self) -> None:
+        """Note what the processes running now have waited so far, to count from here on."""
+        self.starvation.seconds()
+        self.crowding = _Crowding()
 
     def credit(self) -> float:
         """How far the limit is moved on: the time its processes waited for a CPU, at most `_MOST_TIMES` the limit."""
@@ -99,26 +151,28 @@ class _Window:
     def busy_note(self) -> str:
         """A sentence for the learner when the machine was busy during the window: its load, the limit and the
         setting to raise (notebook 05); empty when it was not."""
-        load, cpus = machine_load()
-        elapsed = time.monotonic() - self.began
-        pressure = cpu_pressure()
-        if pressure is not None and self.pressure is not None and elapsed > 0:
-            busy = (pressure - self.pressure) / 1e6 / elapsed >= _BUSY_SHARE
-        else:
-            busy = load > cpus
-        if not busy:
+        waiting = self.crowding.waiting() if self.crowding is not None else None
+        if waiting is None:
+            load, cpus = machine_load()
+            waiting = max(0.0, load - cpus) / cpus
+        if waiting < _BUSY_WAITING:
             return ""
         scale = time_scale()
-        suggested = math.ceil(scale * max(2.0, load / cpus))
+        suggested = math.ceil(scale * max(2.0, 1 + waiting))
         return _(
-            "The machine is busy (load {load:.1f} on {cpus} CPUs): the limit of {limit:g} s ({env}={scale:g}) "
-            "passed while programs waited for a CPU. Set {env}={suggested} to give every limit more time."
-        ).format(load=load, cpus=cpus, limit=self.limit, env=TIME_SCALE_ENV, scale=scale, suggested=suggested)
+            "The machine is busy ({waiting:.1f} programs at a time waited for each CPU the lab may use): the limit "
+            "of {limit:g} s ({env}={scale:g}) passed while programs waited for a CPU. Set {env}={suggested} to give "
+            "every limit more time."
+        ).format(waiting=waiting, limit=self.limit, env=TIME_SCALE_ENV, scale=scale, suggested=suggested)
 
 
 class Deadline(_Window):
     """`moving_deadline` for code that polls: `passed()` once `limit` seconds, moved on by the time the host and its
     processes waited for a CPU, have gone by."""
+
+    def __init__(self, limit: float) -> None:
+        super().__init__(limit)
+        self.look()
 
     def passed(self) -> bool:
         elapsed = time.monotonic() - self.began
@@ -147,7 +201,7 @@ class MovingDeadline(_Window):
 
     async def watch(self) -> None:
         await anyio.sleep(min(_FIRST_LOOK_S, self.limit / 4))
-        await anyio.to_thread.run_sync(self.starvation.seconds)  # the processes already running, as they are now
+        await anyio.to_thread.run_sync(self.look)  # the processes already running, as they are now
         while True:
             due = self.began + self._paused_for + self.limit
             await anyio.sleep(max(0.0, due - time.monotonic()))

@@ -3,7 +3,8 @@
 Started as a script (`python -I -S _supervisor.py STATUS_FILE|- [--max-line BYTES] [--warm SOCKET] -- COMMAND
 ARGS...`) so it imports only the standard library and costs a few milliseconds. Stdin and stderr are passed
 straight through; with `--max-line`, stdout is passed on as it arrives, and a line longer than BYTES ends the
-server: the status file notes the line's size (`cut`) before the host sees its stdout close. With `--warm`,
+server: the status file notes the line's size (`cut`) before the host sees its stdout close, and at the end how
+many lines were passed on (`lines`: none, and the server never answered). With `--warm`,
 a `python -m MODULE` or `python SCRIPT` command, or a console script of this Python's, is forked by the
 host's warm Python (`labkit/_warm/`) instead of started cold; if that Python cannot be reached, the command
 is started as usual.
@@ -120,8 +121,9 @@ def main() -> int:
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, stop)
     signal.signal(signal.SIGALRM, lambda _number, _frame: child.send_signal(signal.SIGKILL))
+    sent = [0]  # lines passed on: none means the server never answered
     try:
-        cut = _pump(child.stdout.fileno(), max_line) if max_line and child.stdout else None
+        cut = _pump(child.stdout.fileno(), max_line, sent) if max_line and child.stdout else None
     except BrokenPipeError:  # the host closed its end: it is stopping the server
         cut = None
         stop()
@@ -130,17 +132,22 @@ def main() -> int:
         os.close(sys.stdout.fileno())  # the host sees the connection end only once the note is there
         stop()
     code = child.wait()
-    _write(status_file, {"started": True, "returncode": code, **({"cut": cut} if cut is not None else {})})
+    _write(
+        status_file,
+        {"started": True, "returncode": code, "lines": sent[0], **({"cut": cut} if cut is not None else {})},
+    )
     return code if code >= 0 else 128 - code
 
 
-def _pump(source: int, limit: int) -> dict | None:
-    """Pass the server's stdout on as it arrives, until it ends (None) or a line grows past `limit` bytes (its size)."""
+def _pump(source: int, limit: int, sent: list[int]) -> dict | None:
+    """Pass the server's stdout on as it arrives, counting its lines in `sent[0]`, until it ends (None) or a line
+    grows past `limit` bytes (its size)."""
     line = 0
     while chunk := os.read(source, _CHUNK):
         start = 0
         while (end := chunk.find(b"\n", start)) >= 0 and line + end - start <= limit:
             line, start = 0, end + 1
+            sent[0] += 1
         if end >= 0 or line + len(chunk) - start > limit:
             _write_all(chunk[:start])
             return _measured(source, line + (end if end >= 0 else len(chunk)) - start, end >= 0, limit)
