@@ -34,6 +34,13 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from labkit.server_contract import (
+    DATA_DIR_ENV,
+    HOST_SECRET_ENV,
+    MAX_RESULT_BYTES_ENV,
+    REQUEST_STATE_KEY_ENV,
+    REQUEST_STATE_TTL_ENV,
+)
 from servers.i18n import _
 from servers.systems._sqlite import StoreUnavailable
 
@@ -58,16 +65,10 @@ __all__ = [
     "run",
 ]
 
-DATA_DIR_ENV = "LABKIT_DATA_DIR"
-HOST_SECRET_ENV = "LABKIT_HOST_SECRET"
-"""Set by the host that starts a server with `--http`: a request whose URL lacks it (`?host_secret=`) is refused."""
 HOST_SECRET_PARAM = "host_secret"
-REQUEST_STATE_KEY_ENV = "LABKIT_REQUEST_STATE_KEY"
-REQUEST_STATE_TTL_ENV = "LABKIT_REQUEST_STATE_TTL"
 RESOURCE_NOT_FOUND_2025 = -32002
 """2025-11-25's own code for a missing resource; 2026-07-28 retired it in favour of -32602 (SEP-2164)."""
 TOOLS_LIST_TTL_MS = 300_000
-MAX_RESULT_BYTES_ENV = "LABKIT_MAX_RESULT_BYTES"
 MAX_RESULT_BYTES = 4 * 1024 * 1024
 """The most a lab server sends as one tool result (JSON bytes), unless `LABKIT_MAX_RESULT_BYTES` says otherwise."""
 """How long a client may reuse a `tools/list` result: the tool lists never change while a server runs."""

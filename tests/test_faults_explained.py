@@ -1,5 +1,5 @@
 """Issue 36's faults against real processes: the cause reaches the learner and not the model, a busy machine is given
-time and named, and an environment that is not ours (a proxy) changes nothing. Cases: `tests/failure_cases.py`."""
+time and named, and an environment that is not ours (a proxy) changes nothing. Cases: `replays/failure_cases.py`."""
 
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ from labkit.host import ServerStartError
 from labkit.host._server_output import STRAY_STDOUT_FIX
 from labkit.processes._spec import REPO_ROOT
 from labkit.trace import Kind
-from tests import failure_cases as cases
-from tests import fault_cases
-from tests.fault_cases import LIMIT, command_line
+from replays import failure_cases as cases
+from replays import fault_cases
+from replays.fault_cases import LIMIT, command_line
 
 needs_taskset = pytest.mark.skipif(shutil.which("taskset") is None, reason="taskset (util-linux) is not installed")
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from mcp.client.stdio import DEFAULT_INHERITED_ENV_VARS
 
 from .._i18n import _
+from ..server_contract import EVENTS_FILE_ENV
 
 __all__ = ["SYSTEM_FILES", "Confinement", "confinement", "sandboxed"]
 
@@ -103,8 +104,8 @@ def sandboxed(
         arguments += ["--ro-bind", path, path]
     # A working folder named readable (a workspace the server is shown) stays read-only.
     own = [cwd if cwd not in readable else None, env.get("HOME"), env.get("TMPDIR"), *writable]
-    if "LABKIT_EVENTS_FILE" in env:
-        own.append(str(Path(env["LABKIT_EVENTS_FILE"]).parent))
+    if EVENTS_FILE_ENV in env:
+        own.append(str(Path(env[EVENTS_FILE_ENV]).parent))
     for path in dict.fromkeys(p for p in own if p):
         Path(path).mkdir(parents=True, exist_ok=True)
         arguments += ["--bind", path, path]

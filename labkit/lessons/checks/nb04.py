@@ -24,6 +24,7 @@ from ...host import (
     jsonschema_module,
     stdio_transport,
 )
+from ...server_contract import DATA_DIR_ENV, REQUEST_STATE_KEY_ENV, REQUEST_STATE_TTL_ENV
 from ...trace import Trace
 from .._exercises import register, result_text, run_sync
 
@@ -31,7 +32,7 @@ __all__ = ["check_elicitor", "check_replicas", "check_retry"]
 
 TOOL = "render_error_trend"
 CHART_ARGS = {"service": "order-service", "since": "2026-10-29T20:00"}
-KEY_ENV, TTL_ENV = "LABKIT_REQUEST_STATE_KEY", "LABKIT_REQUEST_STATE_TTL"
+KEY_ENV, TTL_ENV = REQUEST_STATE_KEY_ENV, REQUEST_STATE_TTL_ENV
 MAX_TTL = 300
 _UNKNOWN_FORM = {"type": "object", "properties": {"password": {"type": "string"}}, "required": ["password"]}
 _CHART_POLICY = GatePolicy(auto_approve=frozenset({TOOL}))
@@ -59,7 +60,7 @@ async def _retry_on_a_new_process(answer: dict[str, Any]) -> Any:
     # A data folder of its own: the server keeps each state's save (its idempotency key), so a second check
     # of the same state in a shared folder would get the first check's chart back instead of a verdict.
     with tempfile.TemporaryFile(mode="w+") as log, tempfile.TemporaryDirectory() as data:
-        transport = stdio_transport("charts", Trace(), env={"LABKIT_DATA_DIR": data}, errlog=log)
+        transport = stdio_transport("charts", Trace(), env={DATA_DIR_ENV: data}, errlog=log)
         async with Client(transport, elicitation_callback=_driven_by_hand) as charts:
             try:
                 return await charts.session.call_tool(
