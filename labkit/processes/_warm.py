@@ -16,8 +16,8 @@ from ._spec import REPO_ROOT, ServerSpec
 
 __all__ = ["WARM_START_ENV", "console_script", "fork_request", "warm_python_pid", "warm_socket"]
 
-# Until it has imported the SDK: its own start-up must never count against a server's first answer (the SDK gives
-# `server/discover` 10 s, then falls back to the old handshake: a loaded machine took longer).
+# Until it has imported the SDK: its own start-up must never count against a server's start limit (a loaded machine
+# took longer than the limit to import it).
 _READY_TIMEOUT_S = 60.0
 _LOOK_S = 0.5
 _SET_AFTER_FORK = ("PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED")
