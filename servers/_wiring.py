@@ -77,9 +77,13 @@ _REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def data_dir() -> Path:
-    """Where the business systems live: `$LABKIT_DATA_DIR`, else `<repo>/data`; made on first use (notebook 01)."""
+    """Where the business systems live: `$LABKIT_DATA_DIR`, else `<repo>/data`; made on first use (notebook 01).
+
+    Made for its owner alone (0700): on a machine shared by a room, another learner cannot read its data, whatever
+    the folders above it allow.
+    """
     folder = Path(os.environ.get(DATA_DIR_ENV) or _REPO_ROOT / "data")
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     return folder
 
 
