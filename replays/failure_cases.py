@@ -230,19 +230,21 @@ def disk_full(data: Path) -> Replay:
 
 def chart_without_a_cjk_font(folder: Path, language: str) -> Replay:
     """The charts server in `language` on a machine whose system font folders are empty (as a minimal image's are):
-    matplotlib finds only the fonts it ships, and builds its font list afresh (`MPLCONFIGDIR`)."""
+    matplotlib finds only the fonts it ships, and builds its font list afresh (in a HOME of the server's own)."""
     from matplotlib import font_manager
 
     system_fonts = [Path(d) for d in font_manager.X11FontDirectories if Path(d).is_dir()]
     (folder / "data").mkdir(parents=True, exist_ok=True)
-    (folder / "matplotlib").mkdir(exist_ok=True)
+    (folder / "home").mkdir(exist_ok=True)
+    # The server is given HOME and not MPLCONFIGDIR (the host passes a short allow-list): a HOME of its own keeps the
+    # font list it builds without the system fonts out of the user's cache, which every other chart reads.
     return _call_on_tmpfs(
         system_fonts,
         "mode=0755",
         ("charts", "render_error_trend", LOGS_ARGS),
         LABKIT_DATA_DIR=str(folder / "data"),
         LABKIT_LANG=language,
-        MPLCONFIGDIR=str(folder / "matplotlib"),
+        HOME=str(folder / "home"),
     )
 
 

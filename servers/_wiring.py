@@ -41,6 +41,7 @@ from labkit.server_contract import (
     REQUEST_STATE_KEY_ENV,
     REQUEST_STATE_TTL_ENV,
 )
+from servers.i18n import _
 from servers.systems._sqlite import StoreUnavailable
 
 from ._protected import RESOURCE_URL_ENV, auth_options, scoped_tools
@@ -76,9 +77,13 @@ _REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def data_dir() -> Path:
-    """Where the business systems live: `$LABKIT_DATA_DIR`, else `<repo>/data`; made on first use (notebook 01)."""
+    """Where the business systems live: `$LABKIT_DATA_DIR`, else `<repo>/data`; made on first use (notebook 01).
+
+    Made for its owner alone (0700): on a machine shared by a room, another learner cannot read its data, whatever
+    the folders above it allow.
+    """
     folder = Path(os.environ.get(DATA_DIR_ENV) or _REPO_ROOT / "data")
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     return folder
 
 
@@ -127,7 +132,9 @@ def missing_form_elicitation(question: str) -> MCPError:
     data = MissingRequiredClientCapabilityErrorData(required_capabilities=required)
     return MCPError(
         code=MISSING_REQUIRED_CLIENT_CAPABILITY,
-        message=f"the client did not declare the form elicitation capability this call needs to ask: {question}",
+        message=_(
+            "the client did not declare the form elicitation capability this call needs to ask: {question}"
+        ).format(question=question),
         data=data.model_dump(by_alias=True, mode="json", exclude_none=True),
     )
 

@@ -112,6 +112,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         "--ServerApp.token=",
         "--ServerApp.password=",
         "--ServerApp.disable_check_xsrf=True",  # test only, 127.0.0.1
+        "--LabApp.expose_app_in_browser=True",  # window.jupyterapp: the cells' state, drawn or not (as Galata reads it)
         f"--ServerApp.root_dir={REPO}",
         f"--LabApp.app_settings_dir={dirs['app-settings']}",
     ]
