@@ -41,6 +41,7 @@ from labkit.server_contract import (
     REQUEST_STATE_KEY_ENV,
     REQUEST_STATE_TTL_ENV,
 )
+from servers.i18n import _
 from servers.systems._sqlite import StoreUnavailable
 
 from ._protected import RESOURCE_URL_ENV, auth_options, scoped_tools
@@ -131,7 +132,9 @@ def missing_form_elicitation(question: str) -> MCPError:
     data = MissingRequiredClientCapabilityErrorData(required_capabilities=required)
     return MCPError(
         code=MISSING_REQUIRED_CLIENT_CAPABILITY,
-        message=f"the client did not declare the form elicitation capability this call needs to ask: {question}",
+        message=_(
+            "the client did not declare the form elicitation capability this call needs to ask: {question}"
+        ).format(question=question),
         data=data.model_dump(by_alias=True, mode="json", exclude_none=True),
     )
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from mcp.client.stdio import DEFAULT_INHERITED_ENV_VARS
 
+from .._i18n import _
 from ..server_contract import EVENTS_FILE_ENV
 
 __all__ = ["SYSTEM_FILES", "Confinement", "confinement", "sandboxed"]
@@ -50,7 +51,7 @@ def confinement() -> Confinement:
     """Probe once: is `bwrap` installed, and may it create the namespaces it needs here (containers may refuse)?"""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
-        return Confinement(False, "bubblewrap (bwrap) is not installed: `apt-get install bubblewrap`")
+        return Confinement(False, _("bubblewrap (bwrap) is not installed: `apt-get install bubblewrap`"))
     probe = subprocess.run(
         [bwrap, *_system(), "--unshare-all", "--die-with-parent", "true"],
         check=False,
@@ -59,8 +60,10 @@ def confinement() -> Confinement:
         timeout=20,
     )
     if probe.returncode != 0:
-        return Confinement(False, f"bwrap cannot create namespaces here: {probe.stderr.strip()[:200]}")
-    return Confinement(True, "bubblewrap: own file system view, PID, network, IPC and user namespaces")
+        return Confinement(
+            False, _("bwrap cannot create namespaces here: {error}").format(error=probe.stderr.strip()[:200])
+        )
+    return Confinement(True, _("bubblewrap: own file system view, PID, network, IPC and user namespaces"))
 
 
 def sandboxed(

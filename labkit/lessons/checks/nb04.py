@@ -80,7 +80,7 @@ async def _retry_on_a_new_process(answer: dict[str, Any]) -> Any:
         "A 2026-07-28 retry carries the same name and arguments, the answers under the request's key, "
         "and the requestState byte for byte; any process that shares the sealing key can finish it."
     ),
-    N_("§3 The retry and §4 Round two on another process"),
+    N_("§3 The retry and §4 Round two on another server process"),
 )
 def check_retry(answer: Any) -> str | None:
     keys = {"name", "arguments", "input_responses", "request_state"}
@@ -138,7 +138,7 @@ async def _hand_off(env_a: dict[str, str], env_b: dict[str, str]) -> tuple[Any, 
         "Replicas behind one address must share the sealing key, and the key (with its TTL) decides "
         "how long a user may take to answer."
     ),
-    N_("§4 Round two on another process and §5 Rejected"),
+    N_("§4 Round two on another server process and §5 Tampered, rebound, replayed, expired"),
 )
 def check_replicas(answer: Any) -> str | None:
     if (
