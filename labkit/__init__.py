@@ -33,6 +33,8 @@ __all__ = [
     "MODEL_NAME",
     "SKILLS_DIR",
     "TODO",
+    "TOKEN_CANARY",
+    "TOKEN_ENV",
     "ApprovalDesk",
     "Conversation",
     "Defences",
