@@ -117,7 +117,9 @@ def _new_provider(server: str, url: str, sign_in: SignIn) -> OAuthClientProvider
                     server=server, error=redirected.get("error", "access_denied")
                 )
             )
-        return AuthorizationCodeResult(code=redirected["code"], state=redirected.get("state"))
+        return AuthorizationCodeResult(
+            code=redirected["code"], state=redirected.get("state"), iss=redirected.get("iss")
+        )
 
     metadata = OAuthClientMetadata(
         redirect_uris=[AnyUrl(REDIRECT_URI)],
@@ -131,27 +133,32 @@ def _new_provider(server: str, url: str, sign_in: SignIn) -> OAuthClientProvider
 
 
 async def _browse(authorization_url: str, user: str | None, trace: Trace) -> dict[str, str]:
-    """The user's browser on the authorization server: its consent page, answered as `user` (None: deny),
-    up to the redirect back to the host, whose query is returned (code and state, or error)."""
+    """The user's browser on the authorization server: its consent page, if it shows one, answered as `user`
+    (None: deny), up to the redirect back to the host, whose query is returned (code and state, or error).
+    An authorization server that redirects back at once (it asks nothing itself) gets no consent page answered."""
     async with httpx2.AsyncClient(timeout=10.0) as browser:
-        page = await browser.get(authorization_url, follow_redirects=True)
-        request = parse_qs(page.url.query.decode() if isinstance(page.url.query, bytes) else str(page.url.query))
-        trace.record(
-            "user",
-            "auth",
-            Kind.AUTH_CONSENT,
-            # the path: the arrow already names the authorization server, whose host and port are in the payload
-            _("consent page: {url}").format(url=page.url.path),
-            payload={"status": page.status_code, "url": str(page.url).split("?")[0]},
-        )
-        form: dict[str, Any] = {
-            "request": request.get("request", [""])[0],
-            "decision": "allow" if user is not None else "deny",
-            "user": user or "",
-        }
-        answer = await browser.post(str(page.url).split("?")[0], data=form)
+        answer = await _until_back(browser, browser.build_request("GET", authorization_url))
+        if not _is_back(answer):
+            page = answer
+            request = parse_qs(page.url.query.decode() if isinstance(page.url.query, bytes) else str(page.url.query))
+            trace.record(
+                "user",
+                "auth",
+                Kind.AUTH_CONSENT,
+                # the path: the arrow already names the authorization server, whose host and port are in the payload
+                _("consent page: {url}").format(url=page.url.path),
+                payload={"status": page.status_code, "url": str(page.url).split("?")[0]},
+            )
+            form: dict[str, Any] = {
+                "request": request.get("request", [""])[0],
+                "decision": "allow" if user is not None else "deny",
+                "user": user or "",
+            }
+            answer = await _until_back(browser, browser.build_request("POST", str(page.url).split("?")[0], data=form))
     location = answer.headers.get("location", "")
     back = {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
+    if user is None:  # declined in the host's own form: a code the server handed out anyway is not used
+        back = {"error": back.get("error", "access_denied")}
     trace.record(
         "auth",
         "user",
@@ -160,3 +167,15 @@ async def _browse(authorization_url: str, user: str | None, trace: Trace) -> dic
         payload={"status": answer.status_code},
     )
     return back
+
+
+async def _until_back(browser: httpx2.AsyncClient, request: httpx2.Request) -> httpx2.Response:
+    """Follows the authorization server's redirects, except the one back to the host: that one is read, not fetched."""
+    response = await browser.send(request)
+    while response.next_request is not None and not _is_back(response):
+        response = await browser.send(response.next_request)
+    return response
+
+
+def _is_back(response: httpx2.Response) -> bool:
+    return response.headers.get("location", "").startswith(REDIRECT_URI)
