@@ -209,6 +209,7 @@ def main() -> None:
     import uvicorn
 
     parser = argparse.ArgumentParser()
+    parser.add_argument("--http", action="store_true", help="accepted like every lab server's; it only speaks HTTP")
     parser.add_argument("--port", type=int, default=9000)
     port = parser.parse_args().port
     uvicorn.run(build_app(port), host="127.0.0.1", port=port, log_level="warning")

@@ -104,3 +104,12 @@ def test_a_different_clock_time_in_the_answer_still_shows(today, language, monke
     trace, _ = today
     wrong = retold(trace, {"T10:00:00+09:00": "T11:00:00+09:00", "+1.0h": "+2.0h"})
     assert sanitized(shown(wrong)) != sanitized(shown(retold(trace, {})))
+
+
+def test_loopback_ports_are_hidden_and_only_they() -> None:
+    """Notebook 09 prints its servers' URLs: the port is picked at random per run, the rest must still compare."""
+    one = 'resource_metadata="http://127.0.0.1:24284/.well-known/oauth-protected-resource/mcp"'
+    other = one.replace("24284", "19442")
+    assert sanitized(one) == sanitized(other) and "/.well-known/oauth-protected-resource/mcp" in sanitized(one)
+    assert sanitized("http://127.0.0.1:24284/mcp") != sanitized("http://127.0.0.1:24284/sse")
+    assert sanitized("lasts 3600 s, example.com:8443") == "lasts 3600 s, example.com:8443"

@@ -5,54 +5,23 @@ and each refusal: wrong audience, expired, missing scope, a token passed through
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import anyio
+import httpx2
 import pytest
 
-from labkit import GatePolicy, Host, ServerSpec, Trace, http_server, select
-from labkit.host import HttpRefused
-from labkit.host._oauth import SignIn
-from labkit.processes import free_port
+from labkit import GatePolicy, Host, HttpRefused, ServerSpec, SignIn, Trace, authorization_server, http_server, select
 
 ALLOW = GatePolicy(approve_all=True)
 SINCE = {"service": "order-service", "since": "2026-10-29T20:00"}
 
 
-def _wait(port: int) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-
-
-@contextmanager
-def _authorization_server(ttl: int | None = None) -> Iterator[str]:
-    port = free_port()
-    env = {"PATH": "/usr/bin:/bin", **({"LABKIT_TOKEN_TTL": str(ttl)} if ttl else {})}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "servers.auth", "--port", str(port)], env=env, stderr=subprocess.DEVNULL
-    )
-    try:
-        _wait(port)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(10)
-
-
 @pytest.fixture(scope="module")
 def issuer() -> Iterator[str]:
-    with _authorization_server() as url:
+    with authorization_server() as url:
         yield url
 
 
@@ -143,9 +112,31 @@ async def test_a_token_for_one_server_is_refused_by_another(issuer: str) -> None
     assert 'error="invalid_token"' in str(caught.value)
 
 
+async def test_the_host_sends_each_server_only_the_token_issued_for_it(issuer: str) -> None:
+    """No passthrough from the host's side: one sign-in, two protected servers, two tokens, each naming
+    (audience) the one server it was sent to, and each server's requests carrying only its own."""
+    sign_in = SignIn(_consent([]), user="alice")
+    trace = Trace()
+    with _protected("logs", issuer) as logs, _protected("plans", issuer) as plans, anyio.fail_after(60):
+        urls = {"logs": logs, "plans": plans}
+        async with Host(trace, [ServerSpec(n, url=u) for n, u in urls.items()], sign_in=sign_in, policy=ALLOW):
+            pass
+        async with httpx2.AsyncClient() as http:
+            audiences = {}
+            for name in urls:
+                token = sign_in.stores[name].tokens
+                assert token is not None
+                answer = await http.post(f"{issuer}/introspect", data={"token": token.access_token})
+                audiences[name] = answer.json()["aud"]
+    assert audiences == urls
+    tokens = {name: store.tokens.access_token for name, store in sign_in.stores.items() if store.tokens}
+    assert len(set(tokens.values())) == 2
+    assert not any(t in repr([(e.summary, e.payload) for e in trace]) for t in tokens.values())
+
+
 async def test_an_expired_token_is_refused_and_the_host_refreshes_without_asking_again() -> None:
     asked: list[dict[str, Any]] = []
-    with _authorization_server(ttl=5) as issuer, _protected("logs", issuer) as url, anyio.fail_after(90):
+    with authorization_server(token_ttl=5) as issuer, _protected("logs", issuer) as url, anyio.fail_after(90):
         sign_in = SignIn(_consent(asked), user="alice")
         await _signed_in(url, "logs", "alice", Trace(), sign_in)
         token = sign_in.stores["logs"].tokens
@@ -170,7 +161,7 @@ async def test_a_declined_consent_starts_nothing() -> None:
 
     trace = Trace()
     with (
-        _authorization_server() as issuer,
+        authorization_server() as issuer,
         _protected("logs", issuer) as url,
         anyio.fail_after(60),
         pytest.raises(HttpRefused) as caught,
@@ -185,8 +176,6 @@ async def test_a_declined_consent_starts_nothing() -> None:
 
 async def _raw_call(url: str, token: str, params: dict[str, Any]) -> dict[str, Any]:
     """One 2026-07-28 tools/call as any client sends it, with a bearer token: the replay needs a state sent by hand."""
-    import httpx2
-
     envelope = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "replay", "version": "0"},

@@ -73,12 +73,12 @@ class HttpRecorder:
 
     async def on_request(self, request: httpx2.Request) -> None:
         headers = _shown_headers(request.headers)
-        label = headers.get("mcp-method", request.method)
+        mcp_method = headers.get("mcp-method")
         self.trace.record(
             "client",
             self._peer(request.url),
             Kind.HTTP_REQUEST,
-            f"{request.method} {request.url.path} {label}",
+            f"{request.method} {request.url.path}" + (f" {mcp_method}" if mcp_method else ""),
             payload={"method": request.method, "path": request.url.path, "headers": headers},
             server=self.server,
             layer="http",

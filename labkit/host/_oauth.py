@@ -140,8 +140,9 @@ async def _browse(authorization_url: str, user: str | None, trace: Trace) -> dic
             "user",
             "auth",
             Kind.AUTH_CONSENT,
-            _("consent page: {url}").format(url=str(page.url).split("?")[0]),
-            payload={"status": page.status_code},
+            # the path: the arrow already names the authorization server, whose host and port are in the payload
+            _("consent page: {url}").format(url=page.url.path),
+            payload={"status": page.status_code, "url": str(page.url).split("?")[0]},
         )
         form: dict[str, Any] = {
             "request": request.get("request", [""])[0],

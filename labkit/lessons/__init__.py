@@ -13,6 +13,7 @@ from ._benign import HELD_OUT, benign_tools, false_flags, lab_server_tools
 from ._context_cost import CACHE_READ, CACHE_WRITE, cost_summary, padding_tools, request_costs
 from ._exercises import TODO, Exercise, Verdict, register, run_sync
 from ._model import make_client
+from ._remote import authorization_server
 from ._runs import SCENARIO_NAMES, TASKS, ScenarioRun, run_scenario
 from ._security_lab import (
     CANARIES,
@@ -69,6 +70,7 @@ __all__ = [
     "SkillRun",
     "ToolChoiceReport",
     "Verdict",
+    "authorization_server",
     "benign_tools",
     "canaries_in",
     "check",

@@ -7,11 +7,11 @@ from typing import Any
 from labkit._i18n import _
 
 from .._exercises import TODO, Exercise, Verdict
-from . import nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb10
+from . import nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10
 
 __all__ = ["EXERCISES", "NOTEBOOKS", "check"]
 
-NOTEBOOKS = (nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb10)
+NOTEBOOKS = (nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10)
 """The checks' modules, one per notebook: a module counts once it is listed here."""
 
 
