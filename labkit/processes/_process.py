@@ -36,7 +36,7 @@ class LimitHit:
 
 @dataclass(frozen=True)
 class ServerEnd:
-    """How a server's process ended, as one value (notebook 05): read from its supervisor's note and its stderr.
+    """How a server's process ended, as one value (README, Layout): read from its supervisor's note and its stderr.
 
     `started` is False when it could not be started (`error` says why, in the system's words); `returncode` is its
     exit status (None while it runs, or if it never ran); `stderr` the last lines it wrote there; `limit_hit` the
@@ -75,7 +75,7 @@ class ServerEnd:
 
 
 class ServerEnded(LabError, RuntimeError):
-    """The server in `end.server` answered, then ended before its session did (notebook 05); `end` says how."""
+    """The server in `end.server` answered, then ended before its session did (README, Layout); `end` says how."""
 
     def __init__(self, end: ServerEnd) -> None:
         self.end = end
@@ -90,7 +90,7 @@ class ServerEnded(LabError, RuntimeError):
 
 
 class ServerProcess:
-    """One server as the host runs it (notebook 05): where its supervisor leaves its note, where its stderr goes, and
+    """One server as the host runs it (README, Layout): where its supervisor leaves its note, where its stderr goes, and
     `end()`, how it ended. The note's folder, and a stderr file of its own, go with `close()`."""
 
     def __init__(self, spec: ServerSpec, errlog: IO[str] | None = None) -> None:
