@@ -113,3 +113,16 @@ def test_loopback_ports_are_hidden_and_only_they() -> None:
     assert sanitized(one) == sanitized(other) and "/.well-known/oauth-protected-resource/mcp" in sanitized(one)
     assert sanitized("http://127.0.0.1:24284/mcp") != sanitized("http://127.0.0.1:24284/sse")
     assert sanitized("lasts 3600 s, example.com:8443") == "lasts 3600 s, example.com:8443"
+
+
+def test_a_tables_row_numbers_are_hidden_and_its_rows_are_not() -> None:
+    """A busy machine's note moves the numbers of the events after it; the rows' contents still count."""
+    import pandas as pd
+
+    rows = pd.DataFrame({"kind": ["jsonrpc.request", "jsonrpc.response"], "summary": ["tools/call", "slept 0 s"]})
+    moved = rows.set_axis([19, 20])
+    assert sanitized(rows.set_axis([18, 19]).to_html()) == sanitized(moved.to_html())
+    assert sanitized(rows.set_axis([18, 19]).to_string()) == sanitized(moved.to_string())
+    changed = rows.assign(summary=["tools/call", "slept 1 s"]).set_axis([18, 19])
+    assert sanitized(changed.to_html()) != sanitized(moved.to_html())
+    assert sanitized(changed.to_string()) != sanitized(moved.to_string())
