@@ -105,7 +105,7 @@ def _spans(trace: Trace, start_unix_nano: int | None, salt: str) -> list[Any]:
 
 
 def save_otlp(trace: Trace, path: str | Path, **options: Any) -> Path:
-    """Write `to_otlp(trace)` to `path` as JSON, ready for any OTLP/JSON reader (README)."""
+    """Write `to_otlp(trace)` to `path` as JSON, ready for any OTLP/JSON reader (notebook 04, README)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(to_otlp(trace, **options), indent=1, ensure_ascii=False), encoding="utf-8")

@@ -16,13 +16,13 @@ from labkit._i18n import N_, _
 
 from ...host import Host, HttpRefused, SignIn
 from ...processes import ServerSpec, http_server
+from ...server_contract import AUTH_ISSUER_ENV
 from ...trace import Trace
 from .._exercises import register, run_sync
 from .._remote import authorization_server
 
 __all__ = ["check_refresh", "check_token_decisions", "check_who_sees_what"]
 
-_ISSUER_ENV = "LABKIT_AUTH_ISSUER"
 _USERS = ("alice", "bob")
 _WHO_SEES_WHAT = ("orders", "jobs")
 _LOG_ARGS = {"service": "order-service", "since": "2026-10-29T20:00"}
@@ -43,7 +43,7 @@ class _Consent:
 
 
 def _protected(running: ExitStack, name: str, issuer: str) -> str:
-    return running.enter_context(http_server(name, env={_ISSUER_ENV: issuer}))
+    return running.enter_context(http_server(name, env={AUTH_ISSUER_ENV: issuer}))
 
 
 async def _tools_by_user(servers: tuple[str, ...]) -> dict[str, list[str]]:
@@ -161,7 +161,10 @@ async def _after_expiry(comeback: Comeback) -> tuple[Any, int, bool, BaseExcepti
     """The learner's `comeback` run after alice's token expired: its result, how often the user was asked,
     whether the sign-in it was given holds a renewed token, and what it raised."""
     consent = _Consent()
-    with authorization_server(token_ttl=_SHORT_TTL) as issuer, http_server("logs", env={_ISSUER_ENV: issuer}) as url:
+    with (
+        authorization_server(token_ttl=_SHORT_TTL) as issuer,
+        http_server("logs", env={AUTH_ISSUER_ENV: issuer}) as url,
+    ):
         sign_in = SignIn(consent, user="alice")
         async with Host(Trace(), [ServerSpec("logs", url=url)], sign_in=sign_in):
             pass
