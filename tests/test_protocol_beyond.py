@@ -2,7 +2,8 @@
 
 Each runs against the lab's servers (`jobs`, `toolbox`) over real stdio or HTTP; progress and cancellation run
 against `@modelcontextprotocol/server-everything` too, a server nobody here wrote, when it is installed
-(`npm install --prefix ~/.cache/labkit-npm/everything @modelcontextprotocol/server-everything`).
+(`npm install --prefix ~/.cache/labkit-npm/everything @modelcontextprotocol/server-everything@2026.8.31`; CI does,
+and sets LABKIT_REQUIRE_EVERYTHING so that a missing install fails instead of skipping).
 """
 
 from __future__ import annotations
@@ -47,7 +48,10 @@ def _frames(trace: Trace, name: str) -> list:
 
 def _everything() -> ServerSpec:
     if not EVERYTHING.is_file() or shutil.which("node") is None:
-        pytest.skip(f"server-everything is not installed at {EVERYTHING}")
+        missing = f"server-everything is not installed at {EVERYTHING} (CI installs it: .ci/run)"
+        if os.environ.get("LABKIT_REQUIRE_EVERYTHING"):
+            pytest.fail(missing)
+        pytest.skip(missing)
     return ServerSpec("everything", command="node", args=(str(EVERYTHING), "stdio"))
 
 
