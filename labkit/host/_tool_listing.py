@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import anyio
 from mcp import Client
 from mcp.client.session import MessageHandlerFnT
+from mcp.shared.exceptions import MCPError
 from mcp_types import Tool, ToolListChangedNotification
 
 __all__ = ["MAX_PAGES", "TooManyPages", "every_tool", "on_tools_changed", "tools_changed_stream"]
@@ -57,24 +58,32 @@ def on_tools_changed(changed: Callable[[], None]) -> MessageHandlerFnT:
 @asynccontextmanager
 async def tools_changed_stream(client: Client, changed: Callable[[], None]) -> AsyncIterator[None]:
     """While the block runs, a 2026-07-28 server that says its tools can change is listened to
-    (`subscriptions/listen`); each change calls `changed`. A stream that ends or is lost ends the listening quietly:
-    the connection's own end says why."""
+    (`subscriptions/listen`); each change calls `changed`. The stream is acknowledged before the block starts, so
+    its frames come before the first listing in every run. A server that refuses the stream is not listened to;
+    a stream that ends or is lost ends the listening quietly: the connection's own end says why."""
     capabilities = client.server_capabilities.tools
     if client.protocol_version < "2026-07-28" or capabilities is None or not capabilities.list_changed:
         yield
         return
-
-    async def listen() -> None:
+    async with AsyncExitStack() as stack:
         try:
-            async with client.listen(tools_list_changed=True) as subscription:
-                async for _event in subscription:
-                    changed()
-        except Exception:  # noqa: BLE001 - a lost stream is the connection's to report, not the listener's
+            subscription = await stack.enter_async_context(client.listen(tools_list_changed=True))
+        except MCPError:
+            subscription = None
+        if subscription is None:
+            yield
             return
 
-    async with anyio.create_task_group() as listening:
-        listening.start_soon(listen)
-        try:
-            yield
-        finally:
-            listening.cancel_scope.cancel()
+        async def relay() -> None:
+            try:
+                async for _event in subscription:
+                    changed()
+            except Exception:  # noqa: BLE001 - a lost stream is the connection's to report, not the listener's
+                return
+
+        async with anyio.create_task_group() as listening:
+            listening.start_soon(relay)
+            try:
+                yield
+            finally:
+                listening.cancel_scope.cancel()
