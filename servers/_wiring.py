@@ -7,6 +7,7 @@ import hmac
 import inspect
 import json
 import os
+import socket
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -167,27 +168,38 @@ def run(
     build_server: Callable[..., MCPServer],
     add_flags: Callable[[argparse.ArgumentParser], None] | None = None,
 ) -> None:
-    """Serve over stdio, or Streamable HTTP on 127.0.0.1 with `--http --port N`.
+    """Serve over stdio, or Streamable HTTP on 127.0.0.1 with `--http --port N` (or on a listening socket the host
+    holds and passes as descriptor N, `--http --fd N`: its host keeps the port while it may call this server).
 
     Flags added by `add_flags` are passed to `build_server` as keyword arguments.
     """
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", action="store_true", help="serve Streamable HTTP on 127.0.0.1 instead of stdio")
     parser.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
+    parser.add_argument("--fd", type=int, help="serve HTTP on this listening socket instead (how the host starts it)")
     if add_flags is not None:
         add_flags(parser)
     options = vars(parser.parse_args())
-    http, port = options.pop("http"), options.pop("port")
+    http, port, fd = options.pop("http"), options.pop("port"), options.pop("fd")
+    listening = socket.socket(fileno=fd) if http and fd is not None else None
+    if listening is not None:
+        port = listening.getsockname()[1]
     if http:
         os.environ.setdefault(RESOURCE_URL_ENV, f"http://127.0.0.1:{port}/mcp")  # the audience its tokens must name
     # Popped before any tool runs: a tool that reads its own environment does not find it.
     secret = os.environ.pop(HOST_SECRET_ENV, None)
     server = build_server(**options)
-    if http and secret:
+    if http and (secret or listening is not None):
         import uvicorn  # as the SDK does: a stdio server never pays for importing it
 
-        app = _HostOnly(server.streamable_http_app(host="127.0.0.1"), secret)
-        uvicorn.run(app, host="127.0.0.1", port=port, log_level=server.settings.log_level.lower())
+        app: ASGIApp = server.streamable_http_app(host="127.0.0.1")
+        config = uvicorn.Config(
+            _HostOnly(app, secret) if secret else app,
+            host="127.0.0.1",
+            port=port,
+            log_level=server.settings.log_level.lower(),
+        )
+        uvicorn.Server(config).run(sockets=[listening] if listening is not None else None)
     elif http:
         server.run("streamable-http", host="127.0.0.1", port=port)
     else:
