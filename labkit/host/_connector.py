@@ -105,7 +105,7 @@ class Connector:
                 )
             elif spec.transport == "http":
                 # Waiting for the port blocks, so it waits in a thread while the other servers start.
-                if spec.lab_server and spec.name not in self.pool.ports:
+                if spec.serves_held_port and spec.name not in self.pool.ports:
                     self.pool.ports[spec.name] = HeldPort()  # started again, it serves the same port
                 held = self.pool.ports.get(spec.name)
                 started = http_server(spec, start_timeout=self.pool.start_timeout, errlog=stderr, held_port=held)

@@ -105,11 +105,11 @@ def http_server(
     full_env = server_env(spec)
     passed: tuple[int, ...] = ()
     with ExitStack() as owned:
-        if spec.lab_server:
+        if spec.serves_held_port:
             held = held_port or owned.enter_context(closing(_held(spec, port)))
             port, passed = held.port, (held.fd,)
             command = [*spec.command_line(), "--http", "--fd", str(held.fd)]
-        else:  # a server of someone else's binds its own port, as its `--port` says
+        else:  # any other server binds its own port, as its `--port` says
             held, port = None, port or free_port()
             command = [*spec.command_line(), "--http", "--port", str(port)]
         url = f"http://127.0.0.1:{port}/mcp"
