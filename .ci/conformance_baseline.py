@@ -5,9 +5,8 @@ server mode for every lab server and both versions, in client mode for the lab's
 (the authorization scenarios). A server entry must say what the scenario needs that a lab server
 does not offer (`needs: fixture` for the harness's own `test_*` tools, prompts and resources;
 `needs: capability` for a capability the server does not declare); a client entry what the host
-would need (`needs: sdk` for a spec feature the pinned SDK lacks; `needs: deployment` for
-something only a real deployment has, such as an enterprise identity provider). Each gives a
-reason; anything else is refused here, so the baseline cannot quietly grow into "whatever fails today".
+would need (`needs: sdk` for a client feature the pinned SDK lacks). Each gives a reason; anything
+else is refused here, so the baseline cannot quietly grow into "whatever fails today".
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from pathlib import Path
 import yaml
 
 BASELINE = Path(__file__).with_name("conformance_baseline.yml")
-NEEDS = {"server": ("fixture", "capability"), "client": ("sdk", "deployment")}
+NEEDS = {"server": ("fixture", "capability"), "client": ("sdk",)}
 
 
 def expected_failures(mode: str, server: str = "", version: str = "") -> list[str]:

