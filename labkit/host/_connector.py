@@ -19,7 +19,7 @@ from pydantic import FileUrl
 
 from .._i18n import _
 from .._time_limits import scaled
-from ..processes import LabTempDir, ServerSpec, http_server, longest
+from ..processes import HeldPort, LabTempDir, ServerSpec, http_server, longest
 from ..server_contract import EVENTS_FILE_ENV
 from ..trace import Kind, Meta, Outcome, Trace
 from ._connection import Turn
@@ -105,7 +105,10 @@ class Connector:
                 )
             elif spec.transport == "http":
                 # Waiting for the port blocks, so it waits in a thread while the other servers start.
-                started = http_server(spec, start_timeout=self.pool.start_timeout, errlog=stderr)
+                if spec.serves_held_port and spec.name not in self.pool.ports:
+                    self.pool.ports[spec.name] = HeldPort()  # started again, it serves the same port
+                held = self.pool.ports.get(spec.name)
+                started = http_server(spec, start_timeout=self.pool.start_timeout, errlog=stderr, held_port=held)
                 url = await anyio.to_thread.run_sync(processes.enter_context, started)
                 transport = http_transport(
                     url, self.trace, server=spec.name, server_events=events, recorder=recorder, auth=auth(url)

@@ -207,6 +207,8 @@ class Host:
         finally:
             for log in self.pool.stderr.values():
                 log.close()
+            for port in self.pool.ports.values():
+                port.close()
             if self.connector.events is not None:
                 self.connector.events.remove()
 

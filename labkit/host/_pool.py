@@ -12,7 +12,7 @@ from mcp_types import Tool
 
 from .._i18n import _
 from .._time_limits import scaled
-from ..processes import Deadline, ServerMessageTooLarge, ServerStartError, moving_deadline
+from ..processes import Deadline, HeldPort, ServerMessageTooLarge, ServerStartError, moving_deadline
 from ..trace import Kind, Meta, Trace
 from ._connection import Connection, Opener, TaskHome
 from ._guards import Guard, LocalTool
@@ -60,6 +60,8 @@ class ServerPool:
         self._routes: dict[str, Route] = {}
         self.stderr: dict[str, IO[str]] = {}
         """Each server's stderr file, kept across restarts: a start that times out shows its end."""
+        self.ports: dict[str, HeldPort] = {}
+        """Each HTTP server's port, held by the host across restarts: its URL stays its own until the host closes."""
         self.unavailable: dict[str, Exception] = {}
         """Servers that could not be started, each with its error: the host goes on without them (notebook 07)."""
 
