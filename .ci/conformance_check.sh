@@ -2,7 +2,8 @@
 # The official MCP conformance harness (npm @modelcontextprotocol/conformance) against the lab, both modes:
 #
 #   SERVER mode: every lab server over Streamable HTTP, once per spec revision (`--requirements`, so each
-#   scenario runs at its revision's wire: 2025-11-25 with the initialize handshake, 2026-07-28 stateless).
+#   scenario runs at its revision's wire: 2025-11-25 with the initialize handshake, 2026-07-28 stateless);
+#   and logs as an OAuth-protected resource (lesson 09), the harness's requests sent with a user's token.
 #   What may fail is listed, with its reason, in .ci/conformance_baseline.yml; the harness itself fails
 #   the run on any other failure and on a baseline entry that now passes.
 #
@@ -55,26 +56,47 @@ start_server() {
   LABKIT_DATA_DIR="$WORK/data-$1" "$PYTHON" -m "servers.$1" --http --port "$port" >"$WORK/$1.log" 2>&1 &
   SERVER_PID=$!
   URL="http://127.0.0.1:$port/mcp"
+  listening "$1" "$port"
+}
+
+# start_protected NAME: servers.NAME as an OAuth-protected resource behind .ci/conformance_protected.py's
+# forwarder, which sends the harness's requests with a signed-in user's token; sets URL.
+start_protected() {
+  local port
+  port=$(free_port)
+  mkdir -p "$WORK/data-$1-protected"
+  LABKIT_DATA_DIR="$WORK/data-$1-protected" "$PYTHON" .ci/conformance_protected.py "$1" "$port" >"$WORK/$1.log" 2>&1 &
+  SERVER_PID=$!
+  URL="http://127.0.0.1:$port/mcp"
+  listening "$1" "$port"
+}
+
+# listening NAME PORT: wait until SERVER_PID listens on PORT.
+listening() {
   # up to 60 s: CI runs this beside the test suites, where a cold start (mcp, uvicorn) takes longer
   for _ in $(seq "$(scaled 600)"); do
-    (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
+    (echo >"/dev/tcp/127.0.0.1/$2") 2>/dev/null && return 0
     kill -0 "$SERVER_PID" 2>/dev/null || break
     sleep 0.1
   done
   kill "$SERVER_PID" 2>/dev/null
-  echo "FAIL  $1 did not listen on port $port"; cat "$WORK/$1.log"; return 1
+  echo "FAIL  $1 did not listen on port $2"; cat "$WORK/$1.log"; return 1
 }
 
 stop_server() { kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; SERVER_PID=""; }
 
-echo "== server mode: harness $CONFORMANCE_VERSION against every lab server"
-for server in "${SERVERS[@]}"; do
-  start_server "$server" || { failures=$((failures + 1)); continue; }
+echo "== server mode: harness $CONFORMANCE_VERSION against every lab server, and logs as a protected resource"
+# The harness's server mode has no authorization scenarios and sends no credentials; `logs (protected)` is logs
+# as lesson 09 runs it, every request reaching it with a token, held to the same baseline as the open server.
+for server in "${SERVERS[@]}" "logs (protected)"; do
+  name=${server% (protected)}
+  if [[ "$server" == "$name" ]]; then start_server "$name"; else start_protected "$name"; fi \
+    || { failures=$((failures + 1)); continue; }
   for version in "${VERSIONS[@]}"; do
-    "$PYTHON" .ci/conformance_baseline.py server "$server" "$version" "$WORK/baseline.yml" || exit 1
+    "$PYTHON" .ci/conformance_baseline.py server "$name" "$version" "$WORK/baseline.yml" || exit 1
     started=$SECONDS
     harness server --url "$URL" --requirements "$version" --timeout "$(scaled 20000)" \
-      --expected-failures "$WORK/baseline.yml" -o "$WORK/results-$server-$version" >"$WORK/run.txt" 2>&1
+      --expected-failures "$WORK/baseline.yml" -o "$WORK/results-${server/ /-}-$version" >"$WORK/run.txt" 2>&1
     status=$?
     total=$(grep -E "^Total: " "$WORK/run.txt" | tail -n 1)
     if ((status == 0)); then
