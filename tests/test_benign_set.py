@@ -35,23 +35,29 @@ def _capture_script() -> Any:
     return module
 
 
-def _lab_servers() -> dict[str, list[dict[str, Any]]]:
+def _lab_servers() -> list[dict[str, Any]]:
     grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for server, tool in lab_server_tools():
         grouped[server].append(tool)
-    return grouped
+    return [{"server": server, "tools": tools, "instructions": None} for server, tools in grouped.items()]
 
 
-async def _listed(shield: Shield, server: str, tools: list[dict[str, Any]]) -> list[str]:
-    """What the host offers of a server's tools: every guard's `on_list` in the shield's order, as listing runs."""
-    listed = [Tool.model_validate(tool) for tool in tools]
-    for guard in shield.guards:
-        listed = await guard.on_list(server, listed)
-    return [tool.name for tool in listed]
+async def _host(tmp_path: Path, defences: Defences, published: list[dict[str, Any]]) -> tuple[Shield, dict[str, Any]]:
+    """The shield, and the names it offers of each server, when the lab's servers (trusted, listed first) and then
+    `published` are listed: every guard's `on_list` in the shield's order, as the host's listing runs them."""
+    shield = Shield(Trace(), defences, lab=LabFolder(tmp_path / "lab"), pins=PinStore(tmp_path / "pins.json"))
+    offered = {}
+    for entry in [*_lab_servers(), *published]:
+        listed = [Tool.model_validate(tool) for tool in entry["tools"]]
+        for guard in shield.guards:
+            listed = await guard.on_list(entry["server"], listed)
+        offered[entry["server"]] = [tool.name for tool in listed]
+    return shield, offered
 
 
-def _shield(tmp_path: Path, defences: Defences) -> Shield:
-    return Shield(Trace(), defences, lab=LabFolder(tmp_path / "lab"), pins=PinStore(tmp_path / "pins.json"))
+def _finding(reason: str) -> pytest.MarkDecorator:
+    """A rule that flags a published tool: the test fails until the rule is fixed, then passes and must be unmarked."""
+    return pytest.mark.xfail(strict=True, raises=AssertionError, reason=f"finding for notebook 07's scanner: {reason}")
 
 
 # Pins withhold nothing on a first listing (the first test shows it); without them a host of every published server
@@ -80,44 +86,32 @@ def test_the_capture_is_the_output_of_the_capture_script_for_its_pins():
 @pytest.mark.parametrize("entry", SERVERS, ids=[entry["server"] for entry in SERVERS])
 async def test_all_defences_offer_every_tool_of_a_published_server_listed_beside_the_labs_own(entry, tmp_path):
     """The host as a learner would use it: the lab's servers (trusted, listed first), then one published server."""
-    shield = _shield(tmp_path, ALL)
-    for server, tools in _lab_servers().items():
-        assert await _listed(shield, server, tools) == [tool["name"] for tool in tools], server
-    offered = await _listed(shield, entry["server"], entry["tools"])
-    assert offered == [tool["name"] for tool in entry["tools"]] and not shield.withheld, shield.withheld
+    shield, offered = await _host(tmp_path, ALL, [entry])
+    assert offered == {e["server"]: [t["name"] for t in e["tools"]] for e in [*_lab_servers(), entry]}, shield.withheld
     instructions = entry["instructions"] or ""
     assert all(guard.on_instructions(entry["server"], instructions) == instructions for guard in shield.guards)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="finding for notebook 07's scanner: the tool-choice rule asks a person to review chrome-devtools-mcp's "
+@_finding(
+    "the tool-choice rule asks a person to review chrome-devtools-mcp's "
     "fill_form ('ALWAYS prefer this tool over ... fill or click calls', its own tools) and desktop-commander's "
     "list_directory ('Use this instead of execute_command')",
 )
 async def test_all_defences_ask_no_review_of_a_published_tool(tmp_path):
     reviewed = {}
     for entry in SERVERS:
-        shield = _shield(tmp_path / entry["server"], NO_PINS)
-        for server, tools in _lab_servers().items():
-            await _listed(shield, server, tools)
-        await _listed(shield, entry["server"], entry["tools"])
+        shield, _ = await _host(tmp_path / entry["server"], NO_PINS, [entry])
         reviewed |= next(g for g in shield.guards if isinstance(g, ScanGuard)).reviewed
     assert not reviewed, reviewed
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="finding for notebook 07's scanner: with every published server in one host, the shadowing rule withholds "
+@_finding(
+    "with every published server in one host, the shadowing rule withholds "
     "the later of server-filesystem and desktop-commander's 7 same-named tools (read_file, write_file, ...), and "
     "cross-server-reference withholds desktop-commander's read_file ('fetch' and 'always' in one sentence)",
 )
 async def test_all_defences_offer_every_published_tool_with_all_published_servers_in_one_host(tmp_path):
-    shield = _shield(tmp_path, NO_PINS)
-    for server, tools in _lab_servers().items():
-        await _listed(shield, server, tools)
-    for entry in SERVERS:
-        await _listed(shield, entry["server"], entry["tools"])
+    shield, _ = await _host(tmp_path, NO_PINS, SERVERS)
     assert not shield.withheld, shield.withheld
 
 
