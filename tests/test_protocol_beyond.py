@@ -21,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from labkit import ProgressUpdates, ServerSpec, Trace, http_server, http_transport, select, stdio_transport
-from labkit.host import GatePolicy, Host
+from labkit.host import GatePolicy, Host, _tool_listing
 from servers.toolbox import PAGE_SIZE
 
 pytestmark = pytest.mark.anyio
@@ -35,6 +35,7 @@ EVERYTHING = (
     / "index.js"
 )
 ENDLESS_PAGES = Path(__file__).with_name("endless_pages_server.py")
+SILENT_LISTEN = Path(__file__).with_name("silent_listen_server.py")
 
 
 @pytest.fixture
@@ -269,3 +270,19 @@ async def test_a_server_whose_tools_never_change_is_not_listened_to() -> None:
     async with Host(trace, [ServerSpec("jobs")], policy=policy) as host:
         await host.call("export_orders", {"status": "cancelled"})
     assert _frames(trace, "subscriptions/listen") == [] and host.pool.changed == set()
+
+
+async def test_a_server_that_never_acknowledges_listen_is_not_listened_to_and_still_works(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_tool_listing, "ACK_TIMEOUT_S", 1.0)
+    spec = ServerSpec("silent", command=sys.executable, args=(str(SILENT_LISTEN),))
+    trace = Trace()
+    with anyio.fail_after(120):
+        async with Host(trace, [spec]) as host:
+            result = await host.call("echo", {"text": "still here"})
+    assert not result.is_error and "still here" in result.text
+    [listen] = [e for e in _frames(trace, "subscriptions/listen") if e.kind == "jsonrpc.request"]
+    assert _frames(trace, "notifications/subscriptions/acknowledged") == []
+    cancelled = _frames(trace, "notifications/cancelled")
+    assert [c.payload["params"]["requestId"] for c in cancelled] == [listen.payload["id"]]

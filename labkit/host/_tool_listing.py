@@ -9,11 +9,16 @@ from typing import Any
 import anyio
 from mcp import Client
 from mcp.client.session import MessageHandlerFnT
+from mcp.client.subscriptions import SubscriptionLost
 from mcp.shared.exceptions import MCPError
 from mcp_types import Tool, ToolListChangedNotification
 
-__all__ = ["MAX_PAGES", "TooManyPages", "every_tool", "on_tools_changed", "tools_changed_stream"]
+from .._time_limits import scaled
 
+__all__ = ["ACK_TIMEOUT_S", "MAX_PAGES", "TooManyPages", "every_tool", "on_tools_changed", "tools_changed_stream"]
+
+ACK_TIMEOUT_S = 10.0
+"""How long the host waits for a server to acknowledge its `subscriptions/listen` (scaled by LABKIT_TIME_SCALE)."""
 MAX_PAGES = 100
 """The most `tools/list` pages the host reads from one server: a server that never stops paging must not hang it."""
 
@@ -59,17 +64,20 @@ def on_tools_changed(changed: Callable[[], None]) -> MessageHandlerFnT:
 async def tools_changed_stream(client: Client, changed: Callable[[], None]) -> AsyncIterator[None]:
     """While the block runs, a 2026-07-28 server that says its tools can change is listened to
     (`subscriptions/listen`); each change calls `changed`. The stream is acknowledged before the block starts, so
-    its frames come before the first listing in every run. A server that refuses the stream is not listened to;
-    a stream that ends or is lost ends the listening quietly: the connection's own end says why."""
+    its frames come before the first listing in every run. A server that refuses the stream, or does not acknowledge
+    it within `ACK_TIMEOUT_S`, is not listened to; a stream that ends or is lost later ends the listening quietly:
+    the connection's own end says why."""
     capabilities = client.server_capabilities.tools
     if client.protocol_version < "2026-07-28" or capabilities is None or not capabilities.list_changed:
         yield
         return
     async with AsyncExitStack() as stack:
-        try:
-            subscription = await stack.enter_async_context(client.listen(tools_list_changed=True))
-        except MCPError:
-            subscription = None
+        subscription = None
+        with anyio.move_on_after(scaled(ACK_TIMEOUT_S)):
+            try:
+                subscription = await stack.enter_async_context(client.listen(tools_list_changed=True))
+            except (MCPError, SubscriptionLost, TimeoutError):
+                subscription = None
         if subscription is None:
             yield
             return
