@@ -27,6 +27,7 @@ from ._forms import url_consent
 from ._http_record import HttpRecorder
 from ._pool import ServerPool
 from ._router import ToolRouter
+from ._tool_listing import on_tools_changed, tools_changed_stream
 from ._transports import http_transport, sse_transport, stdio_transport
 
 __all__ = ["ERAS", "FORM_ABOUT", "HOST_INFO", "Connector", "Elicitor"]
@@ -84,6 +85,10 @@ class Connector:
             spec = replace(spec, env={**spec.env, EVENTS_FILE_ENV: str(events)})
         processes = ExitStack()
         recorder = HttpRecorder(self.trace, spec.name)
+
+        def changed() -> None:
+            self.pool.tools_changed(spec.name)
+
         opened = False
 
         def auth(url: str) -> Any:
@@ -132,9 +137,11 @@ class Connector:
                 client_info=HOST_INFO,
                 input_required_max_rounds=self.input_required_max_rounds,
                 list_roots_callback=self.on_list_roots if self.roots else None,
+                message_handler=on_tools_changed(changed),
             ) as client:
                 opened = True
-                yield client
+                async with tools_changed_stream(client, changed):
+                    yield client
         except Exception as error:
             refused = None if opened else recorder.refused(spec.url or spec.describe())
             if refused is not None:  # one error naming the server, the status and its challenge, not a group
