@@ -14,6 +14,8 @@ import httpx2
 import pytest
 
 from labkit import GatePolicy, Host, HttpRefused, ServerSpec, SignIn, Trace, authorization_server, http_server, select
+from labkit.errors import AuthError
+from labkit.host import ClientCredentials
 
 ALLOW = GatePolicy(approve_all=True)
 SINCE = {"service": "order-service", "since": "2026-10-29T20:00"}
@@ -262,3 +264,11 @@ async def test_pre_registered_credentials_are_offered_to_no_other_authorization_
     sent = repr([e.payload for e in trace if e.kind == "http.request" and e.dst == "auth"])
     assert client["client_id"] not in sent and "/register" in sent
     assert sign_in.stores["logs"].client is not None and sign_in.stores["logs"].client.client_id != client["client_id"]
+
+
+def test_client_credentials_without_a_secret_or_a_key_are_refused_where_they_are_written() -> None:
+    # The grant itself is checked by the conformance harness (auth/client-credentials-basic, -jwt): the lab's
+    # authorization server, on the SDK's token handler, has no client-credentials grant.
+    with pytest.raises(AuthError, match="client credentials need a client secret or a private key"):
+        ClientCredentials("machine")
+    assert ClientCredentials("machine", client_secret="s").private_key_pem is None

@@ -92,6 +92,10 @@ class ClientCredentials:
     clients: dict[str, OAuthClientProvider] = field(default_factory=dict)
     trace: Trace | None = None
 
+    def __post_init__(self) -> None:
+        if self.client_secret is None and self.private_key_pem is None:
+            raise AuthError(_("client credentials need a client secret or a private key"))
+
 
 def oauth_provider(server: str, url: str, sign_in: SignIn | ClientCredentials, trace: Trace) -> OAuthClientProvider:
     """The SDK's OAuth client for one server: discovery from its 401, registration (or the client given), PKCE for
@@ -108,8 +112,7 @@ def oauth_provider(server: str, url: str, sign_in: SignIn | ClientCredentials, t
 
 def _machine_provider(url: str, store: HostTokens, client: ClientCredentials) -> OAuthClientProvider:
     if client.private_key_pem is None:
-        if client.client_secret is None:
-            raise AuthError(_("client credentials need a client secret or a private key"))
+        assert client.client_secret is not None  # one of the two, as ClientCredentials checks
         return ClientCredentialsOAuthProvider(url, store, client.client_id, client.client_secret, issuer=client.issuer)
     assertion = SignedJWTParameters(
         issuer=client.client_id,
