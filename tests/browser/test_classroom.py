@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from .conftest import REPO, SHOTS, STALLED_S
-from .test_lab_in_browser import cells_running, errors_in, jupyterlab_chinese, menu, shoot, wait_idle
+from .test_lab_in_browser import cells_running, errors_in, front, jupyterlab_chinese, menu, shoot, wait_idle
 
 pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import Locator, Page, expect
@@ -67,6 +67,8 @@ def open_lesson(page: Page, url: str, path: str) -> Locator:
     panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").filter(has=page.locator(".jp-Notebook")).first
     expect(panel).to_be_visible(timeout=90_000)
     expect(panel.locator(".jp-Cell").first).to_be_visible(timeout=90_000)
+    # the lesson asked for is the one in front (JupyterLab restores the lessons left open first)
+    page.wait_for_function(front("path => FRONT()?.context?.path === path"), arg=path, timeout=STALLED_S * 1000)
     wait_idle(page)
     return panel
 
@@ -144,10 +146,10 @@ def _label_px(page: Page, diagrams: list) -> list[float]:
 # Every code cell of the notebook in front that is given an execution count from now on: Run All is known to have run
 # each cell, not only to have been pressed (a Run All with no kernel clears the cells and runs none, with no error).
 _WATCH_RUN = """() => { window.__ran = new Set();
-  for (const cell of window.jupyterapp.shell.currentWidget.content.widgets) if (cell.model.type === 'code')
+  for (const cell of FRONT().content.widgets) if (cell.model.type === 'code')
     cell.model.stateChanged.connect((model, change) => {
       if (change.name === 'executionCount' && change.newValue !== null) window.__ran.add(model.id); }); }"""
-_NOT_RUN = """() => window.jupyterapp.shell.currentWidget.content.widgets.filter(cell => cell.model.type === 'code'
+_NOT_RUN = """() => FRONT().content.widgets.filter(cell => cell.model.type === 'code'
   && cell.model.sharedModel.getSource().trim() && !window.__ran.has(cell.model.id)).length"""
 
 
@@ -155,13 +157,13 @@ def run_all(page: Page) -> None:
     """Run All from the menu once the notebook has a kernel (busy too: Run All again while a form waits is a mistake
     the classroom makes), watching which cells are run."""
     wait_idle(page, busy_too=True)
-    page.evaluate(_WATCH_RUN)
+    page.evaluate(front(_WATCH_RUN))
     menu(page, "Run", "Run All Cells")
 
 
 def cells_not_run(page: Page) -> int:
     """How many code cells of the notebook in front were not run since `run_all`."""
-    return page.evaluate(_NOT_RUN)
+    return page.evaluate(front(_NOT_RUN))
 
 
 def until_in_view(form: Locator) -> None:
@@ -193,9 +195,11 @@ def until_one_form(panel: Locator) -> Locator:
 def cell_errors(page: Page) -> list[str]:
     """Each error output of the notebook in front (ename: evalue), drawn or not, from its cell models."""
     return page.evaluate(
-        """() => (window.jupyterapp.shell.currentWidget?.content?.widgets ?? []).flatMap(
+        front(
+            """() => (FRONT()?.content?.widgets ?? []).flatMap(
              cell => cell.model.type === 'code' ? cell.model.outputs.toJSON() : []).filter(
              out => out.output_type === 'error').map(out => `${out.ename}: ${out.evalue}`)"""
+        )
     )
 
 

@@ -50,10 +50,20 @@ def open_notebook(page: Page, lab_url: str, path: str) -> Locator:
     return panel
 
 
+# The notebook the learner sees (the visible notebook of the main area), as a JavaScript expression: not the shell's
+# current widget, which while JupyterLab restores the lessons left open can be another lesson than the one shown.
+FRONT = "(() => [...window.jupyterapp.shell.widgets('main')].find(w => w.isVisible && w.content?.widgets))"
+
+
+def front(script: str) -> str:
+    """`script` with FRONT() standing for the notebook the learner sees."""
+    return script.replace("FRONT()", FRONT + "()")
+
+
 # The notebook in front: its kernel's status ('idle', 'busy', 'dead'...; null while it has none), what JupyterLab
 # shows for it ('starting' while the server starts it too), and whether JupyterLab asks the learner to pick a kernel
 # (it does when starting one failed).
-_KERNEL = """() => { const context = window.jupyterapp.shell.currentWidget?.sessionContext;
+_KERNEL = """() => { const context = FRONT()?.sessionContext;
   return {status: context?.session?.kernel?.status ?? null, shown: context?.kernelDisplayStatus ?? null,
           asks: document.querySelector('.jp-Dialog') !== null && !!context?.hasNoKernel}; }"""
 _WORKING = ("starting", "initializing", "connecting", "restarting", "autorestarting", "terminating", "busy")
@@ -64,7 +74,7 @@ def wait_idle(page: Page, *, busy_too: bool = False) -> None:
     busy too, if `busy_too`): not the status bar's words, which can be another notebook's while this one's starts."""
     quiet_since = time.monotonic()
     while True:
-        kernel = page.evaluate(_KERNEL)
+        kernel = page.evaluate(front(_KERNEL))
         if kernel["asks"]:
             # JupyterLab asks which kernel when it had none to start: its kernel list not yet loaded, or the server
             # gave up on a slow start (both seen on a loaded machine). The learner presses Select (this notebook's).
@@ -84,12 +94,12 @@ def wait_idle(page: Page, *, busy_too: bool = False) -> None:
 
 # How many code cells of the notebook in front are queued or running ([*]), read from JupyterLab's cell models: the
 # window draws only the cells near the view, so a run's prompts further down are not on the page.
-_CELLS_RUNNING = """() => (window.jupyterapp.shell.currentWidget?.content?.widgets ?? []).filter(
+_CELLS_RUNNING = """() => (FRONT()?.content?.widgets ?? []).filter(
   cell => cell.model.type === 'code' && cell.model.executionState === 'running').length"""
 
 
 def cells_running(page: Page) -> int:
-    return page.evaluate(_CELLS_RUNNING)
+    return page.evaluate(front(_CELLS_RUNNING))
 
 
 def menu(page: Page, top: str, item: str) -> None:
@@ -133,7 +143,7 @@ def run_all(
 
 
 def _idle(page: Page) -> bool:
-    return page.evaluate(_KERNEL)["status"] == "idle"
+    return page.evaluate(front(_KERNEL))["status"] == "idle"
 
 
 def errors_in(panel: Locator) -> list[str]:
