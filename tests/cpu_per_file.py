@@ -1,26 +1,37 @@
 """A pytest plugin (`-p tests.cpu_per_file`): the CPU seconds each test file used, the costliest printed at the end.
 
 CPU seconds, not wall time: on a machine shared with other work the wall time of a test says little about its work.
-A test's share is this process's CPU time during its setup, call and teardown, and that of the children it reaped
-meanwhile (servers, kernels, CLIs); a module's or session's fixture counts in the test that set it up or tore it down.
+A test's share is what the CPU time of this process and all its descendants grew by during its setup, call and
+teardown: the processes alive (warm Pythons, servers) and those that ended and were reaped by one of them (servers
+forked by a warm Python, kernels, CLIs). A module's or session's fixture counts in the test that set it up or tore
+it down.
 `tools/run_tests.py` loads it in the test suites, so each suite's log says where its CPU time went.
 """
 
 from __future__ import annotations
 
 import resource
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Iterator
 
+import psutil  # a dependency of ipykernel, which the lab pins
 import pytest
 
 _SHOWN = 10
-_spent: Counter[str] = Counter()
+_spent: defaultdict[str, float] = defaultdict(float)
 
 
 def _cpu_seconds() -> float:
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    """This process's CPU time, its reaped children's, and that of each living descendant and of the ones it reaped."""
+    own, reaped = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = own.ru_utime + own.ru_stime + reaped.ru_utime + reaped.ru_stime
+    for process in psutil.Process().children(recursive=True):
+        try:
+            times = process.cpu_times()
+        except (psutil.NoSuchProcess, psutil.ZombieProcess, psutil.AccessDenied):
+            continue
+        total += times.user + times.system + times.children_user + times.children_system
+    return total
 
 
 @pytest.hookimpl(wrapper=True)
@@ -37,7 +48,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         return
     total, tests = _cpu_seconds(), sum(_spent.values())
     terminalreporter.write_sep("-", f"CPU seconds per test file, the {_SHOWN} costliest")
-    for path, seconds in _spent.most_common(_SHOWN):
+    for path, seconds in sorted(_spent.items(), key=lambda item: -item[1])[:_SHOWN]:
         terminalreporter.write_line(f"{seconds:8.1f}  {path}")
     terminalreporter.write_line(
         f"{tests:8.1f}  all {len(_spent)} files; {total - tests:.1f} more outside any test (collection, start-up)"
