@@ -215,6 +215,7 @@ class Host:
     async def call(self, tool: str, arguments: dict[str, Any] | None = None) -> ToolResult:
         """One call, carried like a model's: gate, guards, the server, the result as data (notebook 02)."""
         self._calls += 1
+        await self.pool.refresh_changed()
         return await self.router.execute(ToolCall(f"host-call-{self._calls}", tool, dict(arguments or {})))
 
     async def get_prompt(self, server: str, name: str, arguments: dict[str, Any] | None = None) -> Any:
@@ -266,6 +267,7 @@ class Host:
         conversation.add_user(task)
         for round_no in range(1, self.round_cap + 1):
             self.trace.round = round_no
+            await self.pool.refresh_changed()
             turn = await conversation.ask()
             if not turn.tool_calls:
                 if self._asks_back(turn.text):
