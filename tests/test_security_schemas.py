@@ -4,13 +4,15 @@ and the host sends no request anywhere; a real listener on 127.0.0.1 stands wher
 from __future__ import annotations
 
 import socket
+import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import anyio
 import pytest
 
-from labkit.host import Host, ServerSpec, outside_references, schema_problems
+from labkit.host import GatePolicy, Host, ServerSpec, outside_references, schema_problems
 from labkit.lessons import prepare_lab
 from labkit.security import Defences, PinStore, Shield, scan_tool
 from labkit.trace import Trace
@@ -105,3 +107,18 @@ def test_references_inside_the_schema_and_the_meta_schemas_the_host_holds_are_no
         ("properties.a.$dynamicRef", "other.json#x"),
     ]
     assert {f.rule for f in scan_tool({"name": "t", "inputSchema": foreign})} == {"outside-reference"}
+
+
+async def test_a_result_the_sdk_cannot_check_against_its_output_schema_fails_that_call_and_no_other() -> None:
+    """An outputSchema whose `$ref` resolves nowhere: the SDK raises as it checks the result; the host turns that into
+    this call's error, and the server beside it (and the host) go on."""
+    broken = ServerSpec(
+        "broken", command=sys.executable, args=(str(Path(__file__).with_name("broken_output_schema_server.py")),)
+    )
+    trace = Trace()
+    with anyio.fail_after(120):
+        async with Host(trace, [broken, ServerSpec("logs")], policy=GatePolicy(approve_all=True)) as host:
+            refused = await host.call("status", {})
+            answered = await host.call("query_errors", {"service": "order-service", "since": "2026-10-29T20:00"})
+    assert refused.is_error and "PointerToNowhere" in refused.text and not answered.is_error
+    assert [e.name for e in trace.of_kind("host.error")] == ["status"]

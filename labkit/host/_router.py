@@ -183,6 +183,15 @@ class ToolRouter:
             return self._audited(
                 call, route, arguments, verdict, "input rounds exceeded", started, ToolResult(call.id, text, True)
             )
+        except RuntimeError as error:
+            if not _refused_by_output_schema(error):
+                raise
+            # The SDK checks a result against the tool's outputSchema and raises when the result or the schema will
+            # not do (an unresolvable `$ref`, content of another shape): the call fails closed, the host goes on.
+            outcome = "result refused"
+            text = _("The host refused the result of {tool}: {error}").format(tool=call.name, error=error)
+            self.trace.record("host", "host", Kind.HOST_ERROR, text, ref=call.id, name=call.name)
+            return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, text, True))
         except TimeoutError:
             text = f"The host stopped waiting for {call.name} after {scaled(self.call_timeout):g} s."
             text += progress.so_far()
@@ -323,6 +332,17 @@ class ToolRouter:
             AuditEntry(self.trace.round, route.server, call.name, argument_hash(arguments), decision, outcome, latency)
         )
         return result
+
+
+def _refused_by_output_schema(error: RuntimeError) -> bool:
+    """Whether `error` came from the SDK's check of a result against its tool's outputSchema (`validate_tool_result`,
+    whose documented error is a RuntimeError): told by where it was raised, not by its words."""
+    frame = error.__traceback__
+    while frame is not None:
+        if frame.tb_frame.f_code.co_name == "validate_tool_result":
+            return True
+        frame = frame.tb_next
+    return False
 
 
 def _ignored(fields: Sequence[str]) -> dict[str, Any]:
