@@ -1,9 +1,11 @@
-"""Write the harness's expected-failures file for one server and spec version: `python ... SERVER VERSION OUT`.
+"""Write the harness's expected-failures file: `python ... server SERVER VERSION OUT` or `... client VERSION OUT`.
 
-`.ci/conformance_baseline.yml` is the one list, for every server and both versions, of what the
-official harness may fail and why. An entry must say what the scenario needs that a lab server
+`.ci/conformance_baseline.yml` is the one list of what the official harness may fail and why: in
+server mode for every lab server and both versions, in client mode for the lab's host signing in
+(the authorization scenarios). A server entry must say what the scenario needs that a lab server
 does not offer (`needs: fixture` for the harness's own `test_*` tools, prompts and resources;
-`needs: capability` for a capability the server does not declare) and give a reason; anything
+`needs: capability` for a capability the server does not declare); a client entry what the host
+would need (`needs: sdk` for a client feature the pinned SDK lacks). Each gives a reason; anything
 else is refused here, so the baseline cannot quietly grow into "whatever fails today".
 """
 
@@ -15,15 +17,15 @@ from pathlib import Path
 import yaml
 
 BASELINE = Path(__file__).with_name("conformance_baseline.yml")
-NEEDS = ("fixture", "capability")
+NEEDS = {"server": ("fixture", "capability"), "client": ("sdk",)}
 
 
-def expected_failures(server: str, version: str) -> list[str]:
-    entries = yaml.safe_load(BASELINE.read_text())["server"]
+def expected_failures(mode: str, server: str = "", version: str = "") -> list[str]:
+    entries = yaml.safe_load(BASELINE.read_text())[mode]
     problems = [
-        f"{entry.get('id')!r}: needs must be one of {NEEDS} and the reason must say why"
+        f"{entry.get('id')!r}: needs must be one of {NEEDS[mode]} and the reason must say why"
         for entry in entries
-        if entry.get("needs") not in NEEDS or not str(entry.get("reason") or "").strip()
+        if entry.get("needs") not in NEEDS[mode] or not str(entry.get("reason") or "").strip()
     ]
     if problems:
         raise SystemExit(f"{BASELINE.name}: " + "; ".join(problems))
@@ -36,5 +38,6 @@ def expected_failures(server: str, version: str) -> list[str]:
 
 
 if __name__ == "__main__":
-    server, version, out = sys.argv[1:4]
-    Path(out).write_text(yaml.safe_dump({"server": expected_failures(server, version)}))
+    mode, *where, out = sys.argv[1:]
+    server, version = where if mode == "server" else ("", *where)
+    Path(out).write_text(yaml.safe_dump({mode: expected_failures(mode, server, version)}))

@@ -31,7 +31,7 @@ from .host import ENV_VAR, ERAS, ServerStartError, select_model  # noqa: E402
 from .host._writable import data_folder, unwritable  # noqa: E402
 from .lessons import SCENARIO_NAMES, run_scenario  # noqa: E402
 from .processes import DATA_DIR_ENV, ServerEnded  # noqa: E402
-from .trace import SIMULATED_MODEL, save_png, sequence_diagram, steps_table, table  # noqa: E402
+from .trace import SIMULATED_MODEL, Kind, Trace, save_png, sequence_diagram, steps_table, table  # noqa: E402
 
 __all__ = ["main"]
 
@@ -90,6 +90,16 @@ def main(argv: list[str] | None = None) -> int:
         for start in starts:
             print(_("labkit: {error}").format(error=start), file=sys.stderr)
         return 1
+
+
+def _set_aside(trace: Trace) -> list[str]:
+    """Why each server the host went on without could not start (a busy machine names itself and its setting there):
+    the run's tables show the event, the terminal gets the whole cause."""
+    return [
+        str((event.payload or {}).get("error") or event.summary)
+        for event in trace
+        if event.kind == Kind.HOST_UNAVAILABLE
+    ]
 
 
 def _only(error: BaseException, kind: tuple[type[Exception], ...]) -> list[BaseException]:
@@ -157,6 +167,8 @@ async def _run(options: argparse.Namespace) -> bool:
     outcome = await run_scenario(
         options.scenario, era=options.era, api=options.api, transport="http" if options.http else "stdio"
     )
+    for why in _set_aside(outcome.trace):
+        print(_("labkit: {error}").format(error=why), file=sys.stderr)
     if options.json:
         print(json.dumps(outcome.as_json(), ensure_ascii=False))
         return outcome.result.delivered

@@ -7,6 +7,7 @@ import hmac
 import inspect
 import json
 import os
+import socket
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -56,13 +57,16 @@ __all__ = [
     "REQUEST_STATE_TTL_ENV",
     "RESOURCE_NOT_FOUND_2025",
     "TOOLS_LIST_TTL_MS",
+    "add_http_flags",
     "caller_name",
     "data_dir",
     "declares_form_elicitation",
     "foreseen_failures",
+    "http_port",
     "missing_form_elicitation",
     "new_server",
     "run",
+    "serve_http",
 ]
 
 HOST_SECRET_PARAM = "host_secret"
@@ -167,35 +171,54 @@ def run(
     build_server: Callable[..., MCPServer],
     add_flags: Callable[[argparse.ArgumentParser], None] | None = None,
 ) -> None:
-    """Serve over stdio, or Streamable HTTP on 127.0.0.1 with `--http --port N`.
+    """Serve over stdio, or Streamable HTTP on 127.0.0.1 with `--http --port N` (or `--http --fd N`: `add_http_flags`).
 
     Flags added by `add_flags` are passed to `build_server` as keyword arguments.
     """
     parser = argparse.ArgumentParser()
-    parser.add_argument("--http", action="store_true", help="serve Streamable HTTP on 127.0.0.1 instead of stdio")
-    parser.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
+    add_http_flags(parser)
     if add_flags is not None:
         add_flags(parser)
     options = vars(parser.parse_args())
-    http, port = options.pop("http"), options.pop("port")
+    http, port, fd = options.pop("http"), http_port(options.pop("port"), options["fd"]), options.pop("fd")
     if http:
         os.environ.setdefault(RESOURCE_URL_ENV, f"http://127.0.0.1:{port}/mcp")  # the audience its tokens must name
     # Popped before any tool runs: a tool that reads its own environment does not find it.
     secret = os.environ.pop(HOST_SECRET_ENV, None)
     server = build_server(**options)
-    if http and secret:
-        import uvicorn  # as the SDK does: a stdio server never pays for importing it
-
-        app = _HostOnly(server.streamable_http_app(host="127.0.0.1"), secret)
-        uvicorn.run(app, host="127.0.0.1", port=port, log_level=server.settings.log_level.lower())
-    elif http:
-        server.run("streamable-http", host="127.0.0.1", port=port)
+    if http:
+        app: ASGIApp = server.streamable_http_app(host="127.0.0.1")
+        serve_http(_HostOnly(app, secret) if secret else app, port, fd, server.settings.log_level)
     else:
         server.run()
     # Serving is over and everything is flushed; skipping interpreter teardown saves most of a second per stop.
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
+
+
+def add_http_flags(parser: argparse.ArgumentParser, default_port: int = 8000) -> None:
+    """`--http`, and where to serve it: `--port N` (a person starting a server), or `--fd N`, a listening socket its
+    host binds, holds and passes (`labkit.processes.HeldPort`: the port stays the host's while it may call it)."""
+    parser.add_argument("--http", action="store_true", help="serve Streamable HTTP on 127.0.0.1 instead of stdio")
+    parser.add_argument("--port", type=int, default=default_port, help=f"HTTP port (default {default_port})")
+    parser.add_argument("--fd", type=int, help="serve HTTP on this listening socket instead (how the host starts it)")
+
+
+def http_port(port: int, fd: int | None) -> int:
+    """The port served: that of the socket `fd`, if given, else `port`."""
+    if fd is None:
+        return port
+    with socket.socket(fileno=os.dup(fd)) as listening:
+        return int(listening.getsockname()[1])
+
+
+def serve_http(app: ASGIApp, port: int, fd: int | None, log_level: str) -> None:
+    """Serve `app` with uvicorn, as the SDK does, on 127.0.0.1:`port` or on the listening socket `fd`."""
+    import uvicorn  # as the SDK does: a stdio server never pays for importing it
+
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level=log_level.lower())
+    uvicorn.Server(config).run(sockets=[socket.socket(fileno=fd)] if fd is not None else None)
 
 
 class _HostOnly:

@@ -32,6 +32,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from ._wiring import add_http_flags, http_port, serve_http
+
 USERS = {"alice": ("read", "write"), "bob": ("read",)}
 """Who can sign in, and the scopes each may grant: scopes decide which tools a caller sees and may call."""
 SCOPES = ["read", "write"]
@@ -206,13 +208,11 @@ def build_app(port: int) -> Starlette:
 
 
 def main() -> None:
-    import uvicorn
-
     parser = argparse.ArgumentParser()
-    parser.add_argument("--http", action="store_true", help="accepted like every lab server's; it only speaks HTTP")
-    parser.add_argument("--port", type=int, default=9000)
-    port = parser.parse_args().port
-    uvicorn.run(build_app(port), host="127.0.0.1", port=port, log_level="warning")
+    add_http_flags(parser, default_port=9000)  # `--http` is accepted like every lab server's; it only speaks HTTP
+    options = parser.parse_args()
+    port = http_port(options.port, options.fd)
+    serve_http(build_app(port), port, options.fd, "warning")
 
 
 if __name__ == "__main__":

@@ -126,6 +126,8 @@ def build_server(page_size: int = PAGE_SIZE) -> MCPServer:
         if "convert_currency" not in {tool.name for tool in await mcp.list_tools()}:
             mcp.tool(annotations=_READ)(convert_currency)
             await ctx.notify_tools_changed()
+            if (ctx.protocol_version or "") < "2026-07-28":  # before listen, the change was announced unasked
+                await ctx.session.send_tool_list_changed()
         return "the currency pack is enabled: convert_currency is listed"
 
     return mcp

@@ -71,3 +71,14 @@ async def test_a_data_folder_the_charts_server_cannot_write_into_is_named(
         ) as host:
             result = await host.call("render_error_trend", {"service": "order-service", "since": "2026-10-29T20:00"})
     assert result.is_error and f"cannot write into {tmp_path / 'spaces' / 'personal'}" in result.text
+
+
+async def test_the_cli_prints_why_each_server_the_host_went_on_without_could_not_start() -> None:
+    from labkit.__main__ import _set_aside
+
+    trace = Trace()
+    with anyio.fail_after(LIMIT):
+        async with Host(trace, [ServerSpec("untrusted.missing"), ServerSpec("logs")]) as host:
+            pass
+    (why,) = _set_aside(trace)
+    assert why == str(host.unavailable["untrusted.missing"]) and "No module named servers.untrusted.missing" in why

@@ -14,6 +14,8 @@ import httpx2
 import pytest
 
 from labkit import GatePolicy, Host, HttpRefused, ServerSpec, SignIn, Trace, authorization_server, http_server, select
+from labkit.errors import AuthError
+from labkit.host import ClientCredentials
 
 ALLOW = GatePolicy(approve_all=True)
 SINCE = {"service": "order-service", "since": "2026-10-29T20:00"}
@@ -219,3 +221,54 @@ async def test_a_request_state_replayed_under_another_principal_is_refused(issue
     # the same state, the same answer: refused for the other principal only (the SDK does not say why, by design)
     assert replayed["error"]["data"] == {"reason": "invalid_request_state"} and "result" not in replayed
     assert "result" in own and not own["result"].get("isError")
+
+
+def _register(issuer: str, method: str) -> dict[str, Any]:
+    """A client registered beforehand, as an administrator would: the host is then configured with it."""
+    metadata = {
+        "redirect_uris": ["http://127.0.0.1/labkit-host/callback"],
+        "client_name": "registered by the administrator",
+        "grant_types": ["authorization_code", "refresh_token"],
+        "token_endpoint_auth_method": method,
+    }
+    answer = httpx2.post(f"{issuer}/register", json=metadata, timeout=10)
+    answer.raise_for_status()
+    return answer.json()
+
+
+async def test_a_pre_registered_client_is_used_instead_of_registering(issuer: str) -> None:
+    client = _register(issuer, "client_secret_basic")
+    sign_in = SignIn(
+        _consent([]), user="alice", client_id=client["client_id"], client_secret=client["client_secret"], issuer=issuer
+    )
+    trace = Trace()
+    with _protected("logs", issuer) as url, anyio.fail_after(60):
+        tools = await _signed_in(url, "logs", "alice", trace, sign_in)
+    assert "query_errors" in tools
+    auth_requests = [e for e in trace if e.kind == "http.request" and e.dst == "auth"]
+    assert "/register" not in [e.payload["path"] for e in auth_requests]
+    [token_request] = [e for e in auth_requests if e.payload["path"] == "/token"]
+    assert token_request.payload["headers"]["authorization"].startswith("Basic [redacted")
+    assert sign_in.stores["logs"].client is not None and sign_in.stores["logs"].client.client_id == client["client_id"]
+
+
+async def test_pre_registered_credentials_are_offered_to_no_other_authorization_server(issuer: str) -> None:
+    client = _register(issuer, "client_secret_basic")
+    elsewhere = "http://127.0.0.1:9/"  # the server's metadata names `issuer`, not the one these were issued by
+    sign_in = SignIn(
+        _consent([]), client_id=client["client_id"], client_secret=client["client_secret"], issuer=elsewhere
+    )
+    trace = Trace()
+    with _protected("logs", issuer) as url, anyio.fail_after(60):
+        await _signed_in(url, "logs", "alice", trace, sign_in)
+    sent = repr([e.payload for e in trace if e.kind == "http.request" and e.dst == "auth"])
+    assert client["client_id"] not in sent and "/register" in sent
+    assert sign_in.stores["logs"].client is not None and sign_in.stores["logs"].client.client_id != client["client_id"]
+
+
+def test_client_credentials_without_a_secret_or_a_key_are_refused_where_they_are_written() -> None:
+    # The grant itself is checked by the conformance harness (auth/client-credentials-basic, -jwt): the lab's
+    # authorization server, on the SDK's token handler, has no client-credentials grant.
+    with pytest.raises(AuthError, match="client credentials need a client secret or a private key"):
+        ClientCredentials("machine")
+    assert ClientCredentials("machine", client_secret="s").private_key_pem is None

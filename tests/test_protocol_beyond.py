@@ -2,13 +2,16 @@
 
 Each runs against the lab's servers (`jobs`, `toolbox`) over real stdio or HTTP; progress and cancellation run
 against `@modelcontextprotocol/server-everything` too, a server nobody here wrote, when it is installed
-(`npm install --prefix ~/.cache/labkit-npm/everything @modelcontextprotocol/server-everything`).
+(`npm install --prefix ~/.cache/labkit-npm/everything @modelcontextprotocol/server-everything@2026.8.31`; CI does,
+and sets LABKIT_REQUIRE_EVERYTHING so that a missing install fails instead of skipping).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import anyio
@@ -18,6 +21,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from labkit import ProgressUpdates, ServerSpec, Trace, http_server, http_transport, select, stdio_transport
+from labkit.host import GatePolicy, Host, _tool_listing
 from servers.toolbox import PAGE_SIZE
 
 pytestmark = pytest.mark.anyio
@@ -30,6 +34,8 @@ EVERYTHING = (
     / "dist"
     / "index.js"
 )
+ENDLESS_PAGES = Path(__file__).with_name("endless_pages_server.py")
+SILENT_LISTEN = Path(__file__).with_name("silent_listen_server.py")
 
 
 @pytest.fixture
@@ -43,7 +49,10 @@ def _frames(trace: Trace, name: str) -> list:
 
 def _everything() -> ServerSpec:
     if not EVERYTHING.is_file() or shutil.which("node") is None:
-        pytest.skip(f"server-everything is not installed at {EVERYTHING}")
+        missing = f"server-everything is not installed at {EVERYTHING} (CI installs it: .ci/run)"
+        if os.environ.get("LABKIT_REQUIRE_EVERYTHING"):
+            pytest.fail(missing)
+        pytest.skip(missing)
     return ServerSpec("everything", command="node", args=(str(EVERYTHING), "stdio"))
 
 
@@ -163,3 +172,117 @@ def test_notebook_10_checks_refuse_what_the_lesson_warns_about() -> None:
         "result": {"status": "delivered", "rows": 999, "file": "delivered.csv"},
     }
     assert not check("10.3", forged)
+
+
+# The host (labkit.host.Host) on the same servers: it reads every page, asks for progress on every call, and lists
+# again when a server says its tools changed, so the model is offered what the server lists now.
+
+
+async def test_the_host_offers_every_page_of_a_paged_tool_list() -> None:
+    trace = Trace()
+    async with Client(stdio_transport("toolbox", Trace())) as client:
+        listed, cursor = [], None
+        while True:
+            page = await client.list_tools(cursor=cursor)
+            listed += [t.name for t in page.tools]
+            if (cursor := page.next_cursor) is None:
+                break
+    async with Host(trace, [ServerSpec("toolbox")]) as host:
+        offered = [tool.name for tool in host.tools]
+        result = await host.call("convert_speed", {"value": 100, "unit": "km/h"})  # on the last page
+    assert len(listed) > PAGE_SIZE and offered == listed
+    assert not result.is_error and json.loads(result.text)["result"] == pytest.approx(62.137)
+    cursors = [r.payload["params"].get("cursor") for r in _frames(trace, "tools/list") if r.kind == "jsonrpc.request"]
+    assert len(cursors) == -(-len(listed) // PAGE_SIZE) and cursors[0] is None and all(cursors[1:])
+
+
+async def test_a_server_that_pages_for_ever_is_read_up_to_a_limit_and_named() -> None:
+    spec = ServerSpec("endless", command=sys.executable, args=(str(ENDLESS_PAGES),))
+    trace = Trace()
+    with anyio.fail_after(120):
+        async with Host(trace, [spec]) as host:
+            offered = [tool.name for tool in host.tools]
+    [error] = [e for e in trace.of_kind("host.error") if e.meta.get("server") == "endless"]
+    assert "endless" in error.summary and "same cursor twice" in error.summary
+    assert offered == ["tool_0", "tool_1"]  # what the pages before the repeat listed
+
+
+@pytest.mark.parametrize("server", ["jobs", "everything"])
+async def test_the_host_asks_for_progress_on_every_call(server: str) -> None:
+    spec, tool, arguments = _slow_call(server)
+    trace = Trace()
+    policy = GatePolicy(auto_approve=frozenset({tool}))  # export_orders writes a file
+    async with Host(trace, [spec if isinstance(spec, ServerSpec) else ServerSpec(spec)], policy=policy) as host:
+        result = await host.call(tool, arguments)
+    assert not result.is_error, result.text
+    [call] = [e for e in select(trace, kinds=["jsonrpc.request"]) if e.name == tool]
+    token = call.payload["params"]["_meta"]["progressToken"]
+    frames = _frames(trace, "notifications/progress")
+    assert len(frames) > 1 and {f.payload["params"]["progressToken"] for f in frames} == {token}
+    progress = [f.payload["params"]["progress"] for f in frames]
+    assert progress == sorted(progress) and progress[-1] == frames[-1].payload["params"]["total"]
+
+
+async def test_a_call_the_host_gives_up_on_says_how_far_it_had_got() -> None:
+    trace = Trace()
+    policy = GatePolicy(auto_approve=frozenset({"export_orders"}))
+    async with Host(trace, [ServerSpec("jobs")], call_timeout=0.4, policy=policy) as host:
+        result = await host.call("export_orders", {"status": "shipped"})
+    reports = [f.payload["params"] for f in _frames(trace, "notifications/progress")]
+    assert result.is_error and "stopped waiting" in result.text
+    if reports:  # how many arrive before the limit depends on the machine; the message quotes the last
+        assert f"It had reported progress {reports[-1]['progress']:g} of {reports[-1]['total']:g}." in result.text
+    else:
+        assert "reported progress" not in result.text
+
+
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+async def test_the_host_lists_again_when_a_server_says_its_tools_changed(era: str) -> None:
+    trace = Trace()
+    policy = GatePolicy(auto_approve=frozenset({"enable_currency_pack"}))
+    async with Host(trace, [ServerSpec("toolbox")], era=era, policy=policy) as host:
+        before = [tool.name for tool in host.tools]
+        refused = await host.call("convert_currency", {"amount": 10, "source": "USD", "target": "CNY"})
+        await host.call("enable_currency_pack", {})
+        with anyio.fail_after(30):
+            while "toolbox" not in host.pool.changed:
+                await anyio.sleep(0.05)
+        converted = await host.call("convert_currency", {"amount": 10, "source": "USD", "target": "CNY"})
+        after = [tool.name for tool in host.tools]
+    assert "convert_currency" not in before and refused.is_error and "no server offers" in refused.text
+    assert after == [*before, "convert_currency"] or set(after) == {*before, "convert_currency"}
+    assert not converted.is_error and json.loads(converted.text)["result"] == pytest.approx(71.0)
+    [changed] = _frames(trace, "notifications/tools/list_changed")
+    notes = [e for e in trace.of_kind("host.note") if e.meta.get("server") == "toolbox"]
+    assert len(notes) == 1 and notes[0].seq > changed.seq
+    if era == "2026-07-28":  # told on the listen stream it opened, tagged with that stream's id
+        [listen] = [e for e in _frames(trace, "subscriptions/listen") if e.kind == "jsonrpc.request"]
+        assert changed.payload["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == listen.payload["id"]
+    else:  # told unasked, as servers did before 2026-07-28
+        assert _frames(trace, "subscriptions/listen") == []
+    relisted = [e for e in select(trace, kinds=["jsonrpc.request"]) if e.name == "tools/list" and e.seq > changed.seq]
+    assert relisted
+
+
+async def test_a_server_whose_tools_never_change_is_not_listened_to() -> None:
+    trace = Trace()
+    policy = GatePolicy(auto_approve=frozenset({"export_orders"}))
+    async with Host(trace, [ServerSpec("jobs")], policy=policy) as host:
+        await host.call("export_orders", {"status": "cancelled"})
+    assert _frames(trace, "subscriptions/listen") == [] and host.pool.changed == set()
+
+
+async def test_a_server_that_never_acknowledges_listen_is_not_listened_to_and_still_works(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_tool_listing, "ACK_TIMEOUT_S", 1.0)
+    spec = ServerSpec("silent", command=sys.executable, args=(str(SILENT_LISTEN),))
+    trace = Trace()
+    with anyio.fail_after(120):
+        async with Host(trace, [spec]) as host:
+            result = await host.call("echo", {"text": "still here"})
+    assert not result.is_error and "still here" in result.text
+    [listen] = [e for e in _frames(trace, "subscriptions/listen") if e.kind == "jsonrpc.request"]
+    assert _frames(trace, "notifications/subscriptions/acknowledged") == []
+    cancelled = _frames(trace, "notifications/cancelled")
+    assert [c.payload["params"]["requestId"] for c in cancelled] == [listen.payload["id"]]

@@ -79,5 +79,27 @@ def test_the_tests_suite_reports_its_coverage_in_the_line_it_ends_with(tmp_path:
     assert "--cov" in runner.suites()["tests"] and "--cov" not in runner.suites()["notebooks"]
     log = tmp_path / "tests.log"
     log.write_text("Name    Stmts   Miss  Cover\nTOTAL   200     50    75%\n==== 3 passed in 1.00s ====\n")
-    assert runner._report("tests", SimpleNamespace(returncode=0), log, 0.0)
+    assert runner._report("tests", SimpleNamespace(returncode=0), log, 0.0, 0.0)
     assert "3 passed in 1.00s; 75% of labkit's and the servers' lines run in-process" in capsys.readouterr().out
+
+
+# A suite whose work is done by a process it starts and waits for, which notes the CPU seconds both used.
+_WORKING_SUITE = """
+import resource, subprocess, sys
+subprocess.run([sys.executable, '-c', 'sum(i * i for i in range(3_000_000))'], check=True)
+used = sum(getattr(resource.getrusage(who), field) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+           for field in ('ru_utime', 'ru_stime'))
+print('used', used, flush=True)
+"""
+
+
+def test_a_suite_ends_with_the_cpu_seconds_it_and_the_processes_it_waited_for_used(
+    monkeypatch, tmp_path: Path, capsys
+) -> None:
+    runner = _runner(monkeypatch, tmp_path, {})
+    monkeypatch.setattr(runner, "suites", lambda: {"working": [sys.executable, "-c", _WORKING_SUITE]})
+    assert runner.main(["working"]) == 0
+    used = _noted(tmp_path / "logs" / "working.log")["used"]
+    (reported,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("== working: passed")]
+    cpu = float(reported.split("(")[1].split(" CPU-s)")[0])
+    assert used > 0 and cpu >= round(used, 1) - 0.1  # the suite's own count, and what it did after counting

@@ -11,7 +11,8 @@ At most `--jobs` suites run at once (4); a suite named beyond that starts, in or
 CI names `browser` last (`.ci/browser.sh`: the lessons in JupyterLab and Chromium, which needs Chromium):
 it takes the place the first suite to end leaves (the notebooks), so the two cores are never shared more
 thinly than by four suites, and it runs beside the longer test suites instead of alone after them.
-Each suite's output goes to `out/test-logs/<suite>.log`; a line is printed as each ends, and the whole
+Each suite's output goes to `out/test-logs/<suite>.log`; a line is printed as each ends (its wall time and CPU
+seconds: on a busy machine the first grows, the second hardly), and the whole
 log of a suite that failed. The `tests` suite also reports its coverage of labkit and the servers (no threshold).
 The exit status is 0 only if every suite passed.
 """
@@ -72,14 +73,24 @@ def _start(name: str, command: list[str], data: Path) -> tuple[subprocess.Popen,
     return process, log, time.monotonic()
 
 
-def _report(name: str, process: subprocess.Popen, log: Path, started: float) -> bool:
+def _ended(process: subprocess.Popen) -> float | None:
+    """The CPU seconds a suite's process and every process it reaped used (a measure of its work that a busy machine
+    does not stretch, as it stretches the wall time), once it has ended; None while it runs."""
+    pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+    if pid == 0:
+        return None
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _report(name: str, process: subprocess.Popen, log: Path, started: float, cpu: float) -> bool:
     """Print how a suite ended (its whole log if it failed); True if it passed."""
     lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
     summary = lines[-1].strip("= ") if lines else "no output"
     if covered := [line.split()[-1] for line in lines if line.startswith("TOTAL ")]:
         summary += f"; {covered[-1]} of labkit's and the servers' lines run in-process"
     verdict = "passed" if process.returncode == 0 else f"FAILED (exit {process.returncode})"
-    print(f"== {name}: {verdict} in {time.monotonic() - started:.0f} s — {summary}", flush=True)
+    print(f"== {name}: {verdict} in {time.monotonic() - started:.0f} s ({cpu:.1f} CPU-s) — {summary}", flush=True)
     if process.returncode != 0:
         print("\n".join(lines), flush=True)
     return process.returncode == 0
@@ -119,8 +130,9 @@ def main(argv: list[str] | None = None) -> int:
                     name, command = pending.pop(0)
                     running[name] = _start(name, command, Path(data) / name)
                     continue
-                for name in [name for name, (process, _, _) in running.items() if process.poll() is not None]:
-                    passed = _report(name, *running.pop(name)) and passed
+                for name, (process, _, _) in list(running.items()):
+                    if (cpu := _ended(process)) is not None:
+                        passed = _report(name, *running.pop(name), cpu) and passed
                 if running and time.monotonic() - last_word > _HEARTBEAT_S:
                     last_word = time.monotonic()
                     print(

@@ -2,8 +2,9 @@
 
 Started (`labkit._warm.WarmPython`) as a script, given the listening socket's file descriptor and a pipe from
 its starter as stdin: when that pipe closes (the starter died or closed), it stops its children and exits.
-Each request is one message carrying three descriptors, the child's stdin, stdout and stderr:
-`{"module" or "script", "args", "env", "cwd", "session"?}`. The forked child takes those descriptors, that
+Each request is one message carrying three descriptors, the child's stdin, stdout and stderr, and a fourth if it
+says which number the child keeps it as (`pass_fd`: an HTTP server's listening socket, held by its host):
+`{"module" or "script", "args", "env", "cwd", "session"?, "pass_fd"?}`. The forked child takes those descriptors, that
 environment and folder (and a session of its own if asked), and runs the module as `python -m` would, or the
 script as `python SCRIPT` would; the requester is told its pid and, later, its exit status. A child dies with
 this process, and is killed if its requester's connection closes. It writes `ready` on its stdout once the
@@ -44,6 +45,7 @@ _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _STARTED_WITH = dict(os.environ)
 _MAX_REQUEST = 1 << 20
+_MAX_FDS = 4
 _WARM_PATH: list[str] = []
 """Our own `sys.path` as we started: a module found there is the one we imported."""
 READY = b"ready\n"
@@ -78,9 +80,12 @@ def _run_child(request: dict, fds: list[int], owner: int) -> int:
             os._exit(1)
         if request.get("session"):
             os.setsid()  # as subprocess's start_new_session: a session and a process group of its own
-        for target, fd in enumerate(fds):  # each received descriptor is above 2: none is overwritten before it moves
+        for target, fd in enumerate(fds[:3]):  # each received one is above 2: none is overwritten before it moves
             os.dup2(fd, target)
             os.close(fd)
+        if len(fds) > 3 and fds[3] != request["pass_fd"]:  # the stdio ones have moved: the number is free of them
+            os.dup2(fds[3], request["pass_fd"])
+            os.close(fds[3])
         ours = _path_entries(os.environ.get("PYTHONPATH"))
         # What our imports put in our environment (debugpy's PYDEVD_USE_FRAME_EVAL), the child's own would have.
         by_imports = {name: value for name, value in os.environ.items() if _STARTED_WITH.get(name) != value}
@@ -255,7 +260,7 @@ def serve(listener: socket.socket, later: list[str]) -> None:
                     return
             else:
                 connection = key.fileobj  # type: ignore[assignment]  # registered as a socket
-                message, fds, _, _ = socket.recv_fds(connection, _MAX_REQUEST, 3)
+                message, fds, _, _ = socket.recv_fds(connection, _MAX_REQUEST, _MAX_FDS)
                 if not message:  # the requester exited or was killed: its child goes with it
                     selector.unregister(connection)
                     connection.close()

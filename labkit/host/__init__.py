@@ -39,7 +39,7 @@ from ._http_record import HttpRecorder, HttpRefused, redact_credential
 from ._jsonschema import jsonschema_module
 from ._mapping import Api, ConvertedTool, McpCall, convert_tool, convert_tools, to_mcp_call, wire_tool
 from ._model_clients import ENV_VAR, ModelSelection, Provider, import_sdk_meanwhile, model_client, select_model
-from ._oauth import SignIn
+from ._oauth import ClientCredentials, SignIn
 from ._pool import HOST_SERVER, Route, ServerPool
 from ._progress import Progress, progress
 from ._progress_updates import ProgressUpdates
@@ -77,6 +77,7 @@ __all__ = [
     "Asker",
     "AuditEntry",
     "AuditLog",
+    "ClientCredentials",
     "ConfigError",
     "Confinement",
     "Conversation",

@@ -19,7 +19,7 @@ from pydantic import FileUrl
 
 from .._i18n import _
 from .._time_limits import scaled
-from ..processes import LabTempDir, ServerSpec, http_server, longest
+from ..processes import HeldPort, LabTempDir, ServerSpec, http_server, longest
 from ..server_contract import EVENTS_FILE_ENV
 from ..trace import Kind, Meta, Outcome, Trace
 from ._connection import Turn
@@ -27,6 +27,7 @@ from ._forms import url_consent
 from ._http_record import HttpRecorder
 from ._pool import ServerPool
 from ._router import ToolRouter
+from ._tool_listing import on_tools_changed, tools_changed_stream
 from ._transports import http_transport, sse_transport, stdio_transport
 
 __all__ = ["ERAS", "FORM_ABOUT", "HOST_INFO", "Connector", "Elicitor"]
@@ -84,6 +85,10 @@ class Connector:
             spec = replace(spec, env={**spec.env, EVENTS_FILE_ENV: str(events)})
         processes = ExitStack()
         recorder = HttpRecorder(self.trace, spec.name)
+
+        def changed() -> None:
+            self.pool.tools_changed(spec.name)
+
         opened = False
 
         def auth(url: str) -> Any:
@@ -105,7 +110,10 @@ class Connector:
                 )
             elif spec.transport == "http":
                 # Waiting for the port blocks, so it waits in a thread while the other servers start.
-                started = http_server(spec, start_timeout=self.pool.start_timeout, errlog=stderr)
+                if spec.serves_held_port and spec.name not in self.pool.ports:
+                    self.pool.ports[spec.name] = HeldPort()  # started again, it serves the same port
+                held = self.pool.ports.get(spec.name)
+                started = http_server(spec, start_timeout=self.pool.start_timeout, errlog=stderr, held_port=held)
                 url = await anyio.to_thread.run_sync(processes.enter_context, started)
                 transport = http_transport(
                     url, self.trace, server=spec.name, server_events=events, recorder=recorder, auth=auth(url)
@@ -129,9 +137,11 @@ class Connector:
                 client_info=HOST_INFO,
                 input_required_max_rounds=self.input_required_max_rounds,
                 list_roots_callback=self.on_list_roots if self.roots else None,
+                message_handler=on_tools_changed(changed),
             ) as client:
                 opened = True
-                yield client
+                async with tools_changed_stream(client, changed):
+                    yield client
         except Exception as error:
             refused = None if opened else recorder.refused(spec.url or spec.describe())
             if refused is not None:  # one error naming the server, the status and its challenge, not a group

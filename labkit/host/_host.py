@@ -207,12 +207,15 @@ class Host:
         finally:
             for log in self.pool.stderr.values():
                 log.close()
+            for port in self.pool.ports.values():
+                port.close()
             if self.connector.events is not None:
                 self.connector.events.remove()
 
     async def call(self, tool: str, arguments: dict[str, Any] | None = None) -> ToolResult:
         """One call, carried like a model's: gate, guards, the server, the result as data (notebook 02)."""
         self._calls += 1
+        await self.pool.refresh_changed()
         return await self.router.execute(ToolCall(f"host-call-{self._calls}", tool, dict(arguments or {})))
 
     async def get_prompt(self, server: str, name: str, arguments: dict[str, Any] | None = None) -> Any:
@@ -274,6 +277,7 @@ class Host:
         conversation.add_user(task)
         for round_no in range(1, self.round_cap + 1):
             self.trace.round = round_no
+            await self.pool.refresh_changed()
             turn = await conversation.ask()
             if not turn.tool_calls:
                 if self._asks_back(turn.text):

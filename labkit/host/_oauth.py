@@ -8,6 +8,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 from mcp.client.auth import OAuthClientProvider, TokenStorage
+from mcp.client.auth.extensions.client_credentials import (
+    ClientCredentialsOAuthProvider,
+    PrivateKeyJWTOAuthProvider,
+    SignedJWTParameters,
+)
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 from pydantic import AnyUrl
 
@@ -16,7 +21,7 @@ from ..errors import AuthError
 from ..trace import Kind, Trace
 from ._connector import FORM_ABOUT, Elicitor
 
-__all__ = ["REDIRECT_URI", "HostTokens", "SignIn", "oauth_provider"]
+__all__ = ["REDIRECT_URI", "ClientCredentials", "HostTokens", "SignIn", "oauth_provider"]
 
 REDIRECT_URI = "http://127.0.0.1/labkit-host/callback"
 """Where the authorization server sends the browser back; the host's browser reads the code from that redirect."""
@@ -54,6 +59,15 @@ class SignIn:
 
     consent: Elicitor
     user: str = "alice"
+    client_id: str | None = None
+    """A client registered with the authorization server beforehand (pre-registration): the host uses it, with
+    `client_secret` if it has one, instead of registering itself; `issuer` names that authorization server, and
+    the credentials are offered to no other."""
+    client_secret: str | None = None
+    issuer: str | None = None
+    client_metadata_url: str | None = None
+    """The HTTPS URL of the host's client ID metadata document (CIMD): its client ID wherever the authorization
+    server accepts one, instead of dynamic registration."""
     stores: dict[str, HostTokens] = field(default_factory=dict)
     clients: dict[str, OAuthClientProvider] = field(default_factory=dict)
     """One SDK OAuth client per server, kept across connections: it knows when its token expires, and refreshes."""
@@ -61,16 +75,59 @@ class SignIn:
     """The trace of the host now using this sign-in: consent and the browser's steps are recorded there."""
 
 
-def oauth_provider(server: str, url: str, sign_in: SignIn, trace: Trace) -> OAuthClientProvider:
-    """The SDK's OAuth client for one server: discovery from its 401, dynamic registration, PKCE, refresh."""
+@dataclass
+class ClientCredentials:
+    """How the host signs in as itself, with no user and no browser: the OAuth client-credentials grant (the MCP
+    extension for machine-to-machine access), with a client the authorization server `issuer` registered. The
+    client proves itself with `client_secret`, or with a JWT signed by `private_key_pem` (RFC 7523)."""
+
+    client_id: str
+    client_secret: str | None = None
+    private_key_pem: str | None = None
+    signing_algorithm: str = "RS256"
+    issuer: str | None = None
+    """The authorization server that issued the client; the secret is sent to no other (None: whichever the
+    server's metadata names, which the SDK warns is deprecated)."""
+    stores: dict[str, HostTokens] = field(default_factory=dict)
+    clients: dict[str, OAuthClientProvider] = field(default_factory=dict)
+    trace: Trace | None = None
+
+    def __post_init__(self) -> None:
+        if self.client_secret is None and self.private_key_pem is None:
+            raise AuthError(_("client credentials need a client secret or a private key"))
+
+
+def oauth_provider(server: str, url: str, sign_in: SignIn | ClientCredentials, trace: Trace) -> OAuthClientProvider:
+    """The SDK's OAuth client for one server: discovery from its 401, registration (or the client given), PKCE for
+    a user's sign-in or the client-credentials grant, refresh."""
     sign_in.trace = trace
     if server not in sign_in.clients:
-        sign_in.clients[server] = _new_provider(server, url, sign_in)
+        store = sign_in.stores.setdefault(server, HostTokens())
+        if isinstance(sign_in, ClientCredentials):
+            sign_in.clients[server] = _machine_provider(url, store, sign_in)
+        else:
+            sign_in.clients[server] = _new_provider(server, url, store, sign_in)
     return sign_in.clients[server]
 
 
-def _new_provider(server: str, url: str, sign_in: SignIn) -> OAuthClientProvider:
-    store = sign_in.stores.setdefault(server, HostTokens())
+def _machine_provider(url: str, store: HostTokens, client: ClientCredentials) -> OAuthClientProvider:
+    if client.private_key_pem is None:
+        assert client.client_secret is not None  # one of the two, as ClientCredentials checks
+        return ClientCredentialsOAuthProvider(url, store, client.client_id, client.client_secret, issuer=client.issuer)
+    assertion = SignedJWTParameters(
+        issuer=client.client_id,
+        subject=client.client_id,
+        signing_key=client.private_key_pem,
+        signing_algorithm=client.signing_algorithm,
+    )
+    return PrivateKeyJWTOAuthProvider(
+        url, store, client.client_id, assertion.create_assertion_provider(), issuer=client.issuer
+    )
+
+
+def _new_provider(server: str, url: str, store: HostTokens, sign_in: SignIn) -> OAuthClientProvider:
+    if sign_in.client_id is not None and store.client is None:
+        store.client = _pre_registered(sign_in)
     redirected: dict[str, str] = {}
 
     async def redirect(authorization_url: str) -> None:
@@ -128,7 +185,26 @@ def _new_provider(server: str, url: str, sign_in: SignIn) -> OAuthClientProvider
         response_types=["code"],
     )
     return OAuthClientProvider(
-        server_url=url, client_metadata=metadata, storage=store, redirect_handler=redirect, callback_handler=callback
+        server_url=url,
+        client_metadata=metadata,
+        storage=store,
+        redirect_handler=redirect,
+        callback_handler=callback,
+        client_metadata_url=sign_in.client_metadata_url,
+    )
+
+
+def _pre_registered(sign_in: SignIn) -> OAuthClientInformationFull:
+    """The client the authorization server knows already; with a secret it is confidential and authenticates at
+    the token endpoint with HTTP Basic, the default for a registered client (RFC 7591 section 2)."""
+    assert sign_in.client_id is not None
+    return OAuthClientInformationFull(
+        client_id=sign_in.client_id,
+        client_secret=sign_in.client_secret,
+        redirect_uris=[AnyUrl(REDIRECT_URI)],
+        token_endpoint_auth_method="client_secret_basic" if sign_in.client_secret else "none",
+        grant_types=["authorization_code", "refresh_token"],
+        issuer=sign_in.issuer,
     )
 
 

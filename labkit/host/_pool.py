@@ -12,10 +12,11 @@ from mcp_types import Tool
 
 from .._i18n import _
 from .._time_limits import scaled
-from ..processes import Deadline, ServerMessageTooLarge, ServerStartError, moving_deadline
+from ..processes import Deadline, HeldPort, ServerMessageTooLarge, ServerStartError, moving_deadline
 from ..trace import Kind, Meta, Trace
 from ._connection import Connection, Opener, TaskHome
 from ._guards import Guard, LocalTool
+from ._tool_listing import TooManyPages, every_tool
 
 __all__ = ["HOST_SERVER", "Route", "ServerPool"]
 
@@ -60,8 +61,12 @@ class ServerPool:
         self._routes: dict[str, Route] = {}
         self.stderr: dict[str, IO[str]] = {}
         """Each server's stderr file, kept across restarts: a start that times out shows its end."""
+        self.ports: dict[str, HeldPort] = {}
+        """Each HTTP server's port, held by the host across restarts: its URL stays its own until the host closes."""
         self.unavailable: dict[str, Exception] = {}
         """Servers that could not be started, each with its error: the host goes on without them (notebook 07)."""
+        self.changed: set[str] = set()
+        """Servers that said their tool list changed since the host last listed it (notebook 10)."""
 
     @property
     def servers(self) -> list[str]:
@@ -184,11 +189,36 @@ class ServerPool:
             if self._home is not None:
                 await self._home.aclose()
 
+    def tools_changed(self, server: str) -> None:
+        """A server said its tool list changed: the host lists again, through the guards, before the next turn."""
+        if server not in self.changed:
+            self.changed.add(server)
+            self.trace.record(
+                "host",
+                "host",
+                Kind.HOST_NOTE,
+                _("the {server} server says its tools changed: the host lists them again before the next turn").format(
+                    server=server
+                ),
+                server=server,
+            )
+
+    async def refresh_changed(self) -> None:
+        """List again if a server said its tools changed since the last listing (notebook 10)."""
+        if self.changed:
+            await self.refresh()
+
     async def refresh(self) -> None:
-        """List every server's tools (the SDK answers from its cache while `ttlMs` lasts), then guard them."""
+        """List every server's tools, every page (the SDK answers from its cache while `ttlMs` lasts), then guard
+        them; the pins are checked on every listing, whether or not a server said anything changed."""
         routes: dict[str, Route] = {}
+        self.changed.clear()
         for server, connection in self._connections.items():
-            tools = (await connection.client.list_tools()).tools
+            try:
+                tools = await every_tool(connection.client, server)
+            except TooManyPages as refused:
+                self.trace.record("host", "host", Kind.HOST_ERROR, str(refused), server=server)
+                tools = refused.tools
             for guard in self.guards:
                 tools = await guard.on_list(server, tools)
             for tool in tools:

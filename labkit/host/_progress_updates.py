@@ -18,3 +18,10 @@ class ProgressUpdates:
 
     async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
         self.updates.append((progress, total, message))
+
+    def so_far(self) -> str:
+        """For a call given up on: the last report, said to the model (" It had reported 2 of 4."), or ""."""
+        if not self.updates:
+            return ""
+        done, total, _message = self.updates[-1]
+        return f" It had reported progress {done:g}" + (f" of {total:g}." if total is not None else ".")

@@ -26,6 +26,7 @@ from ._gate import GatePolicy, check_call
 from ._guards import Guard
 from ._http_record import refusal_in
 from ._pool import HOST_SERVER, Route, ServerPool
+from ._progress_updates import ProgressUpdates
 from ._sanitise import sanitise_data
 from ._server_output import StderrMark
 
@@ -142,8 +143,9 @@ class ToolRouter:
         # What the server writes to stderr during a call that fails is shown to the learner, never to the model.
         stderr = StderrMark(self.pool.stderr.get(route.server))
         busy: list[str] = []
+        progress = ProgressUpdates()
         try:
-            text, is_error = await self._invoke(route, arguments, busy)
+            text, is_error = await self._invoke(route, arguments, busy, progress)
         except MCPError as error:
             outcome = f"protocol error {error.error.code}"
             stderr.record_since(self.trace, route.server, call.id, call.name)
@@ -183,6 +185,7 @@ class ToolRouter:
             )
         except TimeoutError:
             text = f"The host stopped waiting for {call.name} after {scaled(self.call_timeout):g} s."
+            text += progress.so_far()
             self.trace.record("host", "host", Kind.HOST_ERROR, text, ref=call.id, name=call.name)
             if (
                 busy
@@ -207,8 +210,12 @@ class ToolRouter:
         outcome = "isError" if is_error else "ok"
         return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, shown, is_error))
 
-    async def _invoke(self, route: Route, arguments: dict[str, Any], busy: list[str]) -> tuple[str, bool]:
-        """The call's text and isError; a call that runs out of time raises TimeoutError, its busy note in `busy`."""
+    async def _invoke(
+        self, route: Route, arguments: dict[str, Any], busy: list[str], progress: ProgressUpdates
+    ) -> tuple[str, bool]:
+        """The call's text and isError; a call that runs out of time raises TimeoutError, its busy note in `busy`.
+
+        Every call asks for progress (a `progressToken`), so a slow server's reports reach the trace (notebook 10)."""
         if route.server == HOST_SERVER:
             answer = await self.pool.local[route.tool_name].handler(arguments)
             return answer.text, answer.is_error
@@ -217,7 +224,7 @@ class ToolRouter:
         async with moving_deadline(scaled(self.call_timeout)) as deadline:
             self._deadlines.add(deadline)
             try:
-                result = await client.call_tool(route.tool_name, arguments)
+                result = await client.call_tool(route.tool_name, arguments, progress_callback=progress)
                 linked = await follow_links(client, result.content)
             finally:
                 self._deadlines.discard(deadline)

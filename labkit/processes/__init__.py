@@ -2,13 +2,15 @@
 
 `ServerSpec` names a server and `server_env` the environment it starts with; `stdio_params` and `http_server` start
 it under the lab's supervisor (`_supervisor.py`: it dies with the host and cuts a message over
-`max_message_bytes`), forked by a warm Python where it can be, sandboxed where its spec asks (`confinement`).
+`max_message_bytes`), an HTTP one on a port the host binds and holds (`HeldPort`), forked by a warm Python where it
+can be, sandboxed where its spec asks (`confinement`).
 `ServerProcess` owns one started server and `end()` says how it ended, as one value (`ServerEnd`): a server
 that does not start raises `ServerStartError`, one that ends mid-session `ServerEnded`; limits are moved on while
 the machine is busy (`moving_deadline`). This wing imports no other wing: `labkit.host` builds its MCP clients on it.
 """
 
 from ._busy_machine import Deadline, MovingDeadline, longest, moving_deadline
+from ._held_port import HeldPort
 from ._launch import http_server, stdio_params
 from ._loopback import DIRECT_TO_LOOPBACK
 from ._message_limit import MAX_RESULT_BYTES_ENV, ServerMessageTooLarge, max_message_bytes
@@ -32,6 +34,7 @@ __all__ = [
     "WORKDIR_ENV",
     "Confinement",
     "Deadline",
+    "HeldPort",
     "LabTempDir",
     "MovingDeadline",
     "ServerEnd",

@@ -89,6 +89,11 @@ class ServerSpec:
         return self.command is None and self.url is None
 
     @property
+    def serves_held_port(self) -> bool:
+        """True for a server of the lab's `servers/` folder: over HTTP, it serves the socket its host holds (`--fd`)."""
+        return self.lab_server and _module(self.name).startswith("servers.")
+
+    @property
     def inherited(self) -> tuple[str, ...]:
         """The host variables this server gets: `inherit` if given; else, for a lab server, `LAB_SHARED_ENV`
         plus the sealing key for the lab's business servers only: a bare name, never a dotted module (notebook 07)."""

@@ -1,12 +1,14 @@
 """Runs one MCP server as its child: dies with the host, bounds each line the server sends, leaves its exit status.
 
-Started as a script (`python -I -S _supervisor.py STATUS_FILE|- [--max-line BYTES] [--warm SOCKET REQUEST] --
-COMMAND ARGS...`) so it imports only the standard library and costs a few milliseconds. Stdin and stderr are passed
-straight through; with `--max-line`, stdout is passed on as it arrives, and a line longer than BYTES ends the
+Started as a script (`python -I -S _supervisor.py STATUS_FILE|- [--max-line BYTES] [--listen FD] [--warm SOCKET
+REQUEST] -- COMMAND ARGS...`) so it imports only the standard library and costs a few milliseconds. Stdin and stderr
+are passed straight through; with `--max-line`, stdout is passed on as it arrives, and a line longer than BYTES ends the
 server: the status file notes the line's size (`cut`) before the host sees its stdout close, and at the end how
 many lines were passed on (`lines`: none, and the server never answered). With `--warm`, the host's warm Python
 (`labkit/_warm/`) forks what REQUEST names (the host decided it may: `_warm.py`'s `fork_request`) instead of the
-command starting cold; if that Python cannot be reached, the command is started as usual.
+command starting cold; if that Python cannot be reached, the command is started as usual. With `--listen`, the
+server is given descriptor FD as it is (the listening socket the host holds for an HTTP server), whichever way it
+starts.
 """
 
 import contextlib
@@ -29,7 +31,7 @@ def _die_with_parent(sig: int) -> None:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, sig)
 
 
-def _forked(warm: str, request: dict, pipe_stdout: bool):  # -> labkit._warm.Forked | None
+def _forked(warm: str, request: dict, pipe_stdout: bool, listen: int | None):  # -> labkit._warm.Forked | None
     """Ask the warm Python listening at `warm` to run what `request` names, its stdout piped to us if asked.
 
     None if the warm Python cannot be reached.
@@ -41,7 +43,9 @@ def _forked(warm: str, request: dict, pipe_stdout: bool):  # -> labkit._warm.For
 
     source, sink = os.pipe() if pipe_stdout else (None, 1)
     try:
-        child = fork(warm, {**request, "env": dict(os.environ), "cwd": os.getcwd()}, [0, sink, 2])
+        passed = {"pass_fd": listen} if listen is not None else {}
+        fds = [0, sink, 2, *([listen] if listen is not None else [])]
+        child = fork(warm, {**request, **passed, "env": dict(os.environ), "cwd": os.getcwd()}, fds)
     finally:
         if source is not None:
             os.close(sink)
@@ -55,23 +59,29 @@ def _forked(warm: str, request: dict, pipe_stdout: bool):  # -> labkit._warm.For
 
 def main() -> int:
     status_file, *rest = sys.argv[1:]
-    max_line = warm = request = None
-    while rest[:1] in (["--max-line"], ["--warm"]):
+    max_line = warm = request = listen = None
+    while rest[:1] in (["--max-line"], ["--listen"], ["--warm"]):
         if rest[0] == "--max-line":
             max_line, rest = int(rest[1]), rest[2:]
+        elif rest[0] == "--listen":
+            listen, rest = int(rest[1]), rest[2:]
         else:
             warm, request, rest = rest[1], json.loads(rest[2]), rest[3:]
     separator, *command = rest
     assert separator == "--", (
-        "usage: _supervisor.py STATUS_FILE|- [--max-line BYTES] [--warm SOCKET REQUEST] -- COMMAND ARGS..."
+        "usage: _supervisor.py STATUS_FILE|- [--max-line BYTES] [--listen FD] [--warm SOCKET REQUEST] -- "
+        "COMMAND ARGS..."
     )
     parent = os.getppid()
     _die_with_parent(signal.SIGTERM)
     if os.getppid() != parent:  # the host died before the line above took effect
         return 1
     try:
-        child = (_forked(warm, request, bool(max_line)) if warm and request else None) or subprocess.Popen(
-            command, stdout=subprocess.PIPE if max_line else None, preexec_fn=lambda: _die_with_parent(signal.SIGKILL)
+        child = (_forked(warm, request, bool(max_line), listen) if warm and request else None) or subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE if max_line else None,
+            preexec_fn=lambda: _die_with_parent(signal.SIGKILL),
+            pass_fds=(listen,) if listen is not None else (),
         )
     except OSError as error:
         _write(status_file, {"started": False, "error": f"{type(error).__name__}: {error.strerror or error}"})
