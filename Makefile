@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: lab test env clean browser-test binder-check classroom-env
+.PHONY: lab test env clean browser-test binder-check classroom-env learners-env
 
 # uv installs the same pins as pip would, in seconds rather than a minute (it resolves and unpacks in parallel).
 UV_PIN := uv==0.13.9
@@ -56,6 +56,18 @@ classroom-env: $(STAMP)
 	mkdir -p "$(CHP_HOME)"
 	bash -c 'source .ci/npm_once.sh && npm_once "$(CHP_HOME)" "$(CHP_HOME).log" \
 	  configurable-http-proxy@$$($(PY) -c "import classroom; print(classroom.CHP_VERSION)")'
+
+# The lab for every OS user of a hub machine (its learners; the two-user isolation test): a venv made from the
+# system's Python, which any user may run. The lab's own venv points at the Python it was made from, which may live
+# where only its owner may go (pyenv's, under /root). Run as root; `LABKIT_LEARNER_PYTHON` is then its bin/python.
+LEARNERS_VENV ?= /opt/mcp-lab-learners
+LEARNERS_BASE ?= $(firstword $(wildcard /usr/bin/python3.11 /usr/bin/python3))
+learners-env: $(STAMP)
+	$(LEARNERS_BASE) -m venv --without-pip "$(LEARNERS_VENV)"
+	$(VENV)/bin/uv pip install --quiet --python "$(LEARNERS_VENV)/bin/python" -r requirements.txt \
+	  -r classroom/requirements.txt
+	$(VENV)/bin/uv pip install --quiet --python "$(LEARNERS_VENV)/bin/python" --no-deps -e .
+	chmod -R a+rX "$(LEARNERS_VENV)"
 
 binder-check:
 	bash .ci/binder_check.sh

@@ -13,7 +13,7 @@ from jupyter_client.manager import start_new_kernel
 from mcp import Client
 from mcp.client.stdio import stdio_client
 
-from labkit.host import WARM_START_ENV, ServerSpec, stdio_params
+from labkit.host import WARM_START_ENV, ServerSpec, free_port, http_server, stdio_params
 
 from .environment import REPO_ROOT
 from .stats import compare, time_interleaved
@@ -54,6 +54,7 @@ async def measure_processes(samples: int, timeout_s: float = 180.0) -> dict[str,
             "samples_s": {names[0]: [round(s, 3) for s in subject_s], names[1]: [round(s, 3) for s in baseline_s]},
         }
     results["start"] = await _measure_start(samples, timeout_s)
+    results["http start"] = await _measure_http_start(samples, timeout_s)
     results["kernel"] = await _measure_kernel(samples, timeout_s)
     return results
 
@@ -72,6 +73,49 @@ async def _measure_start(samples: int, timeout_s: float) -> dict[str, Any]:
 
     warm_s, cold_s = await time_interleaved([lambda: start(True), lambda: start(False)], samples, warmup=1)
     return _warm_against_cold("warm start", warm_s, "cold start", cold_s, START_TARGET)
+
+
+async def _measure_http_start(samples: int, timeout_s: float) -> dict[str, Any]:
+    """The logs server over Streamable HTTP up to its tool list, both started cold: as the host starts it (on a port
+    it binds and holds, answered once the server serves it) against the SDK's way (`--port`, polled until it listens).
+    """
+
+    async def hosts(url: str) -> None:
+        async with Client(url) as client:
+            await client.list_tools()
+
+    async def held() -> None:
+        with anyio.fail_after(timeout_s):
+            started = http_server("logs")
+            url = await anyio.to_thread.run_sync(started.__enter__)
+            try:
+                await hosts(url)
+            finally:
+                await anyio.to_thread.run_sync(started.__exit__, None, None, None)
+
+    async def bare() -> None:
+        port = free_port()
+        env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+        command = [*_PYTHON, "-m", "servers.logs", "--http", "--port", str(port)]
+        with anyio.fail_after(timeout_s):
+            async with await anyio.open_process(command, cwd=REPO_ROOT, env=env, stdout=None, stderr=None) as server:
+                try:
+                    while True:
+                        try:
+                            await (await anyio.connect_tcp("127.0.0.1", port)).aclose()
+                            break
+                        except OSError:
+                            await anyio.sleep(0.02)
+                    await hosts(f"http://127.0.0.1:{port}/mcp")
+                finally:
+                    server.terminate()
+
+    os.environ[WARM_START_ENV] = "0"
+    try:
+        held_s, bare_s = await time_interleaved([held, bare], samples, warmup=1)
+    finally:
+        os.environ.pop(WARM_START_ENV)
+    return _warm_against_cold("HTTP server the host holds a port for", held_s, "bare SDK --port", bare_s, None)
 
 
 async def _measure_kernel(samples: int, timeout_s: float) -> dict[str, Any]:

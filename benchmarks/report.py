@@ -127,7 +127,7 @@ def _canonical(data: dict[str, Any]) -> list[Row]:
 
 def _processes(data: dict[str, Any]) -> list[Row]:
     rows = []
-    for figure in ("run", "import", "start", "kernel"):
+    for figure in ("run", "import", "start", "http start", "kernel"):
         r = data[figure]
         if "skipped" in r:
             rows.append(Row(f"8 {figure}", r["skipped"], "", "skipped"))
@@ -149,6 +149,7 @@ _WHAT_IS_TIMED = {
     "run": "whole processes",
     "import": "whole processes",
     "start": "a lab server up to its tool list",
+    "http start": "a lab server over HTTP up to its tool list, both cold",
     "kernel": "a lesson's kernel up to its setup cell's end",
 }
 

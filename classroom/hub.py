@@ -89,7 +89,13 @@ class Hub:
     """
 
     def __init__(
-        self, root: Path, learners: int, *, os_users: list[str] | None = None, extra_env: dict[str, str] | None = None
+        self,
+        root: Path,
+        learners: int,
+        *,
+        os_users: list[str] | None = None,
+        extra_env: dict[str, str] | None = None,
+        python: str = sys.executable,
     ) -> None:
         if missing():
             raise RuntimeError(missing())
@@ -98,6 +104,7 @@ class Hub:
         # otherwise test learners in folders of `root`, all run as the hub's own user
         self.names = os_users or [f"learner{k + 1}" for k in range(learners)]
         self._os_users = bool(os_users)
+        self._python = python  # the hub's, and so its learners' (`c.Spawner.cmd`): one every learner can run
         self.url = f"http://127.0.0.1:{_free_port()}"
         self._env = {"LABKIT_SCRIPTED_USER": "1", **(extra_env or {})}
         self._process: subprocess.Popen[bytes] | None = None
@@ -135,7 +142,7 @@ class Hub:
         env = {**os.environ, "LABKIT_HUB_STATE": str(state)}
         log = (self.root / "hub.log").open("wb")
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "jupyterhub", "-f", str(self._config())],
+            [self._python, "-m", "jupyterhub", "-f", str(self._config())],
             cwd=self.root,
             env=env,
             stdout=log,

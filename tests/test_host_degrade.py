@@ -9,6 +9,7 @@ import pytest
 
 from labkit.host import Host, ServerSpec, ServerStartError
 from labkit.lessons import prepare_lab
+from labkit.processes import free_port
 from labkit.security import Defences, PinStore, Shield
 from labkit.trace import Trace
 
@@ -39,6 +40,20 @@ async def test_when_no_server_starts_the_host_raises_the_error_that_names_it():
     with anyio.fail_after(60), pytest.raises(ServerStartError, match=r"No module named servers\.untrusted\.missing"):
         async with Host(Trace(), [MISSING]):
             pass
+
+
+async def test_a_url_where_nothing_answers_is_one_error_naming_the_server_and_the_address():
+    url = f"http://127.0.0.1:{free_port()}/mcp"  # a port nobody holds: the connection is refused
+    trace = Trace()
+    with anyio.fail_after(120):
+        async with Host(trace, [ServerSpec("remote", url=url), ServerSpec("logs")]) as host:
+            assert host.up == ["logs"]
+        with pytest.raises(ServerStartError) as alone:
+            async with Host(Trace(), [ServerSpec("remote", url=url)]):
+                pass
+    for error in (host.unavailable["remote"], alone.value):
+        assert isinstance(error, ServerStartError) and (error.server, error.command) == ("remote", url)
+        assert f"nothing answers at {url.split('/')[2]}" in str(error)
 
 
 async def test_the_shield_says_which_servers_are_up(tmp_path):

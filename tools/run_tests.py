@@ -31,12 +31,17 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 LOGS = REPO / "out" / "test-logs"
 _PYTEST = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
+# The test suites' logs end with the CPU seconds of their costliest files (`tests/cpu_per_file.py`).
+_PER_FILE = ["-p", "tests.cpu_per_file"]
 # nbval, with each solution's exercises run in its lesson's kernel after the lesson (`tests/nbval_pairs.py`)
 _NBVAL = [*_PYTEST, "-p", "tests.nbval_pairs", "--nbval-pairs", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg"]
 # The `tests` suite measures which lines of labkit and the servers it runs in its own process (pyproject's
 # [tool.coverage]); a report, no threshold. Servers started as subprocesses are not counted.
 _COVERAGE = ["--cov", "--cov-report=term:skip-covered"]
 _HEARTBEAT_S = 120
+# Each suite runs under it, so that its CPU seconds include the processes that outlive their parent (warm Pythons, and
+# the servers and kernels they forked).
+_SUBREAPER = Path(__file__).with_name("subreaper.py")
 _ATTACKS_AND_FAULTS = ("tests/attack_corpus", "tests/test_security*.py", "tests/test_faults*.py")
 _NAMED_ONLY = ("browser",)
 _JOBS = 4
@@ -46,8 +51,8 @@ def suites() -> dict[str, list[str]]:
     """Each suite's command. Notebooks run in order within a suite: a lesson may use an earlier one's data."""
     apart = sorted(str(p.relative_to(REPO)) for pattern in _ATTACKS_AND_FAULTS for p in REPO.glob(pattern))
     return {
-        "tests": [*_PYTEST, *_COVERAGE, "tests", *(f"--ignore={path}" for path in apart)],
-        "tests-attacks-faults": [*_PYTEST, *apart],
+        "tests": [*_PYTEST, *_PER_FILE, *_COVERAGE, "tests", *(f"--ignore={path}" for path in apart)],
+        "tests-attacks-faults": [*_PYTEST, *_PER_FILE, *apart],
         "notebooks": [*_NBVAL, "notebooks", "solutions"],
         "notebooks-zh-CN": [*_NBVAL, "zh-CN/notebooks", "zh-CN/solutions"],
         "browser": ["bash", ".ci/browser.sh"],
@@ -60,7 +65,7 @@ def _start(name: str, command: list[str], data: Path) -> tuple[subprocess.Popen,
     log = LOGS / f"{name}.log"
     with log.open("w") as out:
         process = subprocess.Popen(
-            command,
+            [sys.executable, str(_SUBREAPER), *command],
             cwd=REPO,
             env={**os.environ, "LABKIT_SCRIPTED_USER": "1", **own},
             stdout=out,
@@ -74,8 +79,8 @@ def _start(name: str, command: list[str], data: Path) -> tuple[subprocess.Popen,
 
 
 def _ended(process: subprocess.Popen) -> float | None:
-    """The CPU seconds a suite's process and every process it reaped used (a measure of its work that a busy machine
-    does not stretch, as it stretches the wall time), once it has ended; None while it runs."""
+    """The CPU seconds a suite's processes used, all of them (`tools/subreaper.py`): a measure of its work that a busy
+    machine does not stretch, as it stretches the wall time; once it has ended, None while it runs."""
     pid, status, usage = os.wait4(process.pid, os.WNOHANG)
     if pid == 0:
         return None

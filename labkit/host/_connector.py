@@ -12,6 +12,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import anyio
+import httpx2
 from mcp import Client
 from mcp.client import session as sdk_session
 from mcp_types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult, Implementation, ListRootsResult, Root
@@ -19,7 +20,7 @@ from pydantic import FileUrl
 
 from .._i18n import _
 from .._time_limits import scaled
-from ..processes import HeldPort, LabTempDir, ServerSpec, http_server, longest
+from ..processes import HeldPort, LabTempDir, ServerSpec, ServerStartError, http_server, longest
 from ..server_contract import EVENTS_FILE_ENV
 from ..trace import Kind, Meta, Outcome, Trace
 from ._connection import Turn
@@ -146,6 +147,12 @@ class Connector:
             refused = None if opened else recorder.refused(spec.url or spec.describe())
             if refused is not None:  # one error naming the server, the status and its challenge, not a group
                 raise refused from error
+            if not opened and spec.url is not None and (cause := _unreachable(error)) is not None:
+                address = urlsplit(spec.url).netloc
+                why = _("nothing answers at {address} ({cause}); check that the server runs and that its URL is right")
+                raise ServerStartError(
+                    spec.name, spec.url, "", None, "", error=why.format(address=address, cause=cause)
+                ) from error
             raise
         finally:
             with anyio.CancelScope(shield=True):  # the child must be stopped even when the close was cut short
@@ -230,6 +237,16 @@ class Connector:
         return _("round {n} of the {tool} call to the {server} server, {era} (input_required)").format(
             n=tries + 1, tool=tool, server=server, era=self.era
         )
+
+
+def _unreachable(error: BaseException) -> str | None:
+    """What the connection attempt said, when `error` (or every error of its group) is that nothing could be reached."""
+    if isinstance(error, BaseExceptionGroup):
+        causes = [_unreachable(inner) for inner in error.exceptions]
+        return causes[0] if causes and all(cause is not None for cause in causes) else None
+    if isinstance(error, (httpx2.ConnectError, httpx2.ConnectTimeout)):
+        return str(error) or type(error).__name__
+    return None
 
 
 @asynccontextmanager

@@ -19,7 +19,8 @@ _MAX_BODY = 1 << 20
 
 
 class HeldPort:
-    """A listening socket on 127.0.0.1 that the host binds and keeps, and its server inherits (notebook 02).
+    """A listening socket on 127.0.0.1 that the host binds and keeps, and its server inherits: how `http_server`
+    (notebook 02) starts a lab server.
 
     A port a server bound itself is free again the moment that server dies: on a machine shared by a room, another
     learner's process could bind it and receive what this host sends to the URL (its secret included), then answer

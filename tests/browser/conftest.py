@@ -9,6 +9,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 import urllib.request
@@ -23,6 +24,10 @@ SHOTS = REPO / "screenshots"
 SCRATCH = SHOTS / "saved-by-tests"  # the one folder a test may save notebooks in (ignored by git, like SHOTS)
 LAB_PYTHON = Path(os.environ.get("LAB_PYTHON", REPO / ".venv" / "bin" / "python"))
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+KERNEL_START_S = 60
+"""How long JupyterLab's server gives a kernel to start or restart and answer (jupyter_server's own default), times
+`LABKIT_TIME_SCALE` and the machine's load: a kernel slower than that is presumed dead, and JupyterLab then asks the
+learner to pick a kernel (a dialog the test does not answer) and Run All runs nothing."""
 CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -118,6 +123,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         "--LabApp.expose_app_in_browser=True",  # window.jupyterapp: the cells' state, drawn or not (as Galata reads it)
         f"--ServerApp.root_dir={REPO}",
         f"--LabApp.app_settings_dir={dirs['app-settings']}",
+        f"--MappingKernelManager.kernel_info_timeout={scaled(KERNEL_START_S) * busy_factor():.0f}",
     ]
     with log.open("w") as out:
         process = subprocess.Popen(
@@ -132,6 +138,26 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         time.sleep(0.5)
     yield Lab(url, process, home / "labkit-data", log)
     _stop(process, url)
+    SHOTS.mkdir(exist_ok=True)
+    shutil.copy(log, SHOTS / "jupyterlab.log")  # what the server said (a kernel that failed to start), kept with shots
+
+
+def scaled(seconds: float) -> float:
+    """`seconds` times `LABKIT_TIME_SCALE`, read by the lab's one reader of it (this venv does not have labkit)."""
+    script = str(REPO / "labkit" / "_time_limits.py")
+    limit = subprocess.run([sys.executable, script, str(seconds)], capture_output=True, check=True, text=True)
+    return float(limit.stdout)
+
+
+def busy_factor() -> float:
+    """How many programs wait for each CPU now (the 1-minute load over the CPUs), at least 1: a limit meant for a quiet
+    machine is given that many times longer on a crowded one."""
+    return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+
+
+STALLED_S = scaled(120)
+"""How long a test waits while nothing moves (the kernel idle, no cell running, no form waiting) before it calls a
+run stuck; while the kernel works it waits as long as the work goes on (the suite's watchdog ends a silent hang)."""
 
 
 @pytest.fixture
@@ -173,6 +199,9 @@ def page(lab: Lab, guard: Guard, tmp_path: Path, request: pytest.FixtureRequest)
             tab.screenshot(path=str(SHOTS / f"FAILED_{request.node.name}.png"))
         context.close()
     _delete_kernels(lab.url)  # each test's kernel (and the MCP servers it started) ends with the test
+    # and so do its open tabs: JupyterLab's workspace is the server's, and a test that found the last test's lessons
+    # open started a kernel for each at once (on a busy machine one failed to start: JupyterLab's Select Kernel dialog)
+    _forget_workspaces(lab.url)
 
 
 @pytest.fixture
@@ -276,6 +305,16 @@ def _delete_kernels(url: str) -> None:
         return
     for kernel in kernels:
         _answers(f"{url}/api/kernels/{kernel['id']}", method="DELETE")
+
+
+def _forget_workspaces(url: str) -> None:
+    try:
+        with urllib.request.urlopen(f"{url}/lab/api/workspaces", timeout=5) as response:
+            names = json.load(response)["workspaces"]["ids"]
+    except (OSError, ValueError, KeyError):
+        return
+    for name in names:
+        _answers(f"{url}/lab/api/workspaces/{name}", method="DELETE")
 
 
 def _stop(process: subprocess.Popen, url: str) -> None:

@@ -10,8 +10,8 @@ from urllib.parse import unquote
 
 import pytest
 
-from .conftest import REPO, SHOTS
-from .test_lab_in_browser import _forms, errors_in, menu, open_notebook, shoot, wait_idle
+from .conftest import REPO, SHOTS, STALLED_S
+from .test_lab_in_browser import _forms, cells_running, errors_in, menu, open_notebook, shoot, wait_idle
 
 pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import Locator, Page, expect
@@ -23,13 +23,16 @@ MIN_LABEL_PX = 11.0  # in either language: labels are wrapped by display columns
 CHINESE = gettext.GNUTranslations((REPO / "labkit/locale/zh_CN/LC_MESSAGES/labkit.mo").open("rb"))
 
 
-def visible_form(page: Page, panel: Locator, timeout: float = 480, submit: str = "Submit") -> Locator:
-    """The one waiting form, once it is inside the window by itself (the learner scrolls nothing)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+def visible_form(page: Page, panel: Locator, submit: str = "Submit") -> Locator:
+    """The one waiting form, once it is inside the window by itself (the learner scrolls nothing); waited for as long
+    as the run goes on."""
+    quiet_since = time.monotonic()
+    while time.monotonic() - quiet_since < STALLED_S:
         for form in _forms(panel, submit).all():
             if form.get_by_role("button", name=submit).is_enabled() and _in_viewport(page, form):
                 return form
+        if cells_running(page):
+            quiet_since = time.monotonic()
         page.wait_for_timeout(300)
     shoot(page, "learner_no_form_in_view")
     states = [f.locator(".widget-html").last.inner_text(timeout=5_000) for f in _forms(panel, submit).all()]
@@ -42,15 +45,18 @@ def _in_viewport(page: Page, element: Locator) -> bool:
     return box is not None and size is not None and box["y"] >= 0 and box["y"] + 40 <= size["height"]
 
 
-def wait_all_done(page: Page, panel: Locator, path: str, timeout: float = 300) -> None:
+def wait_all_done(page: Page, panel: Locator, path: str) -> None:
+    """Wait, as long as cells run, until every code cell shows its execution count."""
     code_cells = sum(c["cell_type"] == "code" for c in json.loads((REPO / path).read_text())["cells"])
-    deadline = time.monotonic() + timeout
+    quiet_since = time.monotonic()
     prompts: list[str] = []
-    while time.monotonic() < deadline:
+    while time.monotonic() - quiet_since < STALLED_S:
         prompts = [p.strip() for p in panel.locator(".jp-CodeCell .jp-InputArea-prompt").all_text_contents()]
         if len(prompts) == code_cells and all(_DONE.match(p) for p in prompts):
             wait_idle(page)
             return
+        if cells_running(page):
+            quiet_since = time.monotonic()
         page.wait_for_timeout(500)
     pytest.fail(f"{path} did not finish; prompts: {prompts}; errors: {errors_in(panel)}")
 
