@@ -60,6 +60,7 @@ __all__ = [
     "authorization_server",
     "benign_tools",
     "call_spans",
+    "careful_user",
     "check",
     "choose_skill",
     "confinement",

@@ -93,3 +93,11 @@ async def test_an_answer_carrying_a_host_secret_is_not_sent_and_not_kept_in_the_
     trace, said = await _call("verify_identity", person, tmp_path, shielded=True)
     assert said == "identity: decline"
     assert not [e for e in trace if TOKEN_CANARY in str(e.payload) or TOKEN_CANARY in e.summary]
+
+
+async def test_a_secret_asked_for_in_the_message_with_a_neutral_field_is_declined(tmp_path):
+    person = Person({"value": "ghp_anything_at_all"})
+    trace, said = await _call("link_repository", person, tmp_path, shielded=True)
+    assert person.shown == [] and said == "repository: decline"
+    (refused,) = [e for e in trace.of_kind("host.form") if e.meta.get("outcome") == "refused"]
+    assert "value" in refused.summary

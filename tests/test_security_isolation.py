@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 import pytest
 
-from labkit.host import ServerSpec, confinement, server_env
+from labkit.host import GatePolicy, Host, ServerSpec, confinement, server_env
 from labkit.lessons import prepare_lab
 from labkit.processes._sandbox import SYSTEM_FILES
 from labkit.security import Defences, PinStore, Shield, host_state_dir, least_privilege
@@ -169,3 +169,40 @@ async def test_a_server_that_rewrites_a_trusted_store_as_it_starts_changes_nothi
             answer = await host.call(name, {"service": "order-service", "since": "2026-10-29T20:00"})
     total = json.loads(answer.text.split("\n", 1)[-1] if confined else answer.text)["total"]
     assert (total > 300) is confined, total
+
+
+_SCRIPT_SERVER = '''
+from mcp.server.mcpserver import MCPServer
+
+from sibling import WORD
+
+server = MCPServer("script")
+
+
+@server.tool()
+def word() -> str:
+    """The word its sibling module holds, and whether the file beside its folder can be seen."""
+    import os
+    return f"{WORD} {os.path.exists(os.environ['BESIDE'])}"
+
+
+server.run()
+'''
+
+
+async def test_a_script_server_outside_the_lab_runs_confined_with_its_own_folder_and_nothing_beside_it(tmp_path):
+    """`python /some/folder/server.py` (a config's way) is given its script's folder to read, so it starts and
+    imports its siblings; a file next to that folder stays out of sight."""
+    folder = tmp_path / "server"
+    folder.mkdir()
+    (folder / "server.py").write_text(_SCRIPT_SERVER)
+    (folder / "sibling.py").write_text("WORD = 'sibling'\n")
+    beside = tmp_path / "beside.txt"
+    beside.write_text("not the server's")
+    spec = ServerSpec(
+        "script", command=sys.executable, args=(str(folder / "server.py"),), env={"BESIDE": str(beside)}, sandbox=True
+    )
+    with anyio.fail_after(120):
+        async with Host(Trace(), [spec], policy=GatePolicy(auto_approve=frozenset({"word"}))) as host:
+            answer = await host.call("word", {})
+    assert json.loads(answer.text) == {"result": "sibling False"}

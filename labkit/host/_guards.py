@@ -19,7 +19,9 @@ class Guard:
     approve it even if the tool only reads; `redact` hides what must not be stored in the trace;
     `on_result` may rewrite what the model will read; `on_instructions` may rewrite or withhold (return "")
     a server's `instructions` before the host puts them in the model's context; `on_form` may decline a
-    server's form before the person sees it, and `on_answer` keep the person's answer from being sent.
+    server's form before the person sees it, and `on_answer` keep the person's answer from being sent;
+    `on_content` may withhold a prompt or resource the user loads; `on_deliver` may rewrite the answer the host
+    delivers.
     """
 
     @property
@@ -50,6 +52,13 @@ class Guard:
 
     def on_answer(self, server: str, answer: dict[str, Any]) -> str | None:
         return None
+
+    async def on_content(self, server: str, kind: str, name: str, text: str, arguments: dict[str, str]) -> str | None:
+        """`kind` is "prompt" or "resource"; a reason returned withholds the content from the conversation."""
+        return None
+
+    def on_deliver(self, answer: str) -> str:
+        return answer
 
 
 @dataclass(frozen=True)

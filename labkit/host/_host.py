@@ -251,14 +251,24 @@ class Host:
         """A server's prompt as the text the user adds to the conversation, through the guards (notebook 07)."""
         prompt = await self.get_prompt(server, name, arguments)
         texts = [block_text(message.content, {}) for message in prompt.messages]
-        return guarded(self.pool.guards, server, name, "\n".join(t for t in texts if t is not None))
+        return await self._loaded(server, "prompt", name, "\n".join(t for t in texts if t is not None), arguments)
 
     async def load_resource(self, server: str, uri: str) -> str:
         """A server's resource as the text the user attaches to the conversation, through the guards (notebook 07)."""
         if server not in self.pool.servers:
             raise KeyError(server)
         read = await self.pool.client(server).read_resource(uri)
-        return guarded(self.pool.guards, server, uri, contents_text(read.contents))
+        return await self._loaded(server, "resource", uri, contents_text(read.contents), None)
+
+    async def _loaded(self, server: str, kind: str, name: str, text: str, arguments: dict[str, str] | None) -> str:
+        """Loaded content as the conversation gets it: withheld when a guard says why, else through the guards."""
+        for guard in self.pool.guards:
+            why = await guard.on_content(server, kind, name, text, dict(arguments or {}))
+            if why:
+                return _("[the {kind} {name} of {server} is withheld by the host: {why}]").format(
+                    kind=kind, name=name, server=server, why=why
+                )
+        return guarded(self.pool.guards, server, name, text)
 
     async def run(self, task: str, conversation: Any) -> RunResult:
         """The loop of notebook 03, from the user's question to delivery or the round cap."""
@@ -332,6 +342,8 @@ class Host:
         return RunResult(answer, False, reason, rounds)
 
     def _deliver(self, answer: str, rounds: int) -> RunResult:
+        for guard in self.pool.guards:  # what the person will see rendered, after every guard's say
+            answer = guard.on_deliver(answer)
         missing = self._missing_work()
         if missing:
             reason = _("not delivered: the task needs {tools}, which did not succeed").format(tools=", ".join(missing))

@@ -14,6 +14,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import Tool, ToolListChangedNotification
 
 from .._time_limits import scaled
+from ..errors import LabError
 
 __all__ = ["ACK_TIMEOUT_S", "MAX_PAGES", "TooManyPages", "every_tool", "on_tools_changed", "tools_changed_stream"]
 
@@ -23,7 +24,7 @@ MAX_PAGES = 100
 """The most `tools/list` pages the host reads from one server: a server that never stops paging must not hang it."""
 
 
-class TooManyPages(ValueError):
+class TooManyPages(LabError, ValueError):
     """A server's `tools/list` went on past `MAX_PAGES` pages, or sent a cursor it had sent before.
 
     `tools` holds what the pages before said."""

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..host import wire_tool
-from ..security import RULES, Rule, scan_tool
+from ..security import RULES, TRUSTED_SERVERS, Rule, scan_tool
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -89,14 +89,15 @@ def benign_tools() -> list[tuple[str, dict[str, Any]]]:
 def false_flags(rules: tuple[Rule, ...] = RULES) -> pd.DataFrame:
     """Every finding on the benign set, each tool checked against the other servers' names (notebook 07).
 
-    An empty table means no benign tool would be withheld.
+    An empty table means no benign tool would be withheld. The servers the shield trusts are checked as it checks
+    them: their names are theirs, and they may name each other's tools.
     """
     import pandas as pd
 
     tools = benign_tools()
     rows = []
     for server, tool in tools:
-        others = {t["name"]: s for s, t in tools if s != server}
+        others = {} if server in TRUSTED_SERVERS else {t["name"]: s for s, t in tools if s != server}
         for finding in scan_tool(tool, others=others, rules=rules):
             rows.append({"server": server, "tool": tool["name"], "rule": finding.rule, "excerpt": finding.excerpt})
     return pd.DataFrame(rows, columns=["server", "tool", "rule", "excerpt"])

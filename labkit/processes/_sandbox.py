@@ -131,9 +131,29 @@ def _system() -> list[str]:
 
 
 def _command_folder(command: Sequence[str]) -> list[Path]:
-    """The folder of the program run, when it is not one of the system's: an installed server's own files."""
+    """The server's own files: the folder of the program run, when it is not one of the system's (an installed
+    server), and the script it is told to run (`python server.py`, `node dist/index.js`) with the folder it imports
+    its siblings from; a folder that holds more than the server's files (the home folder, the lab's repository,
+    `/tmp`, `/`) gives the script alone."""
     program = shutil.which(command[0]) if command else None
     if program is None:
         return []
     folder = Path(program).resolve().parent
-    return [] if folder.is_relative_to("/usr") else [folder]
+    own = [] if folder.is_relative_to("/usr") else [folder]
+    script = _script(command[1:])
+    if script is not None:
+        shared = {Path("/"), Path("/tmp"), _REPO, *Path.home().resolve().parents, Path.home().resolve()}
+        own.append(script if script.parent in shared else script.parent)
+    return own
+
+
+def _script(arguments: Sequence[str]) -> Path | None:
+    """The file an interpreter's arguments name to run: the first that is not an option, unless `-c` or `-m` came
+    first (code or a module, which is not a file of its own)."""
+    for argument in arguments:
+        if argument in ("-c", "-m"):
+            return None
+        if not argument.startswith("-"):
+            path = Path(argument)
+            return path.resolve() if path.is_file() else None
+    return None

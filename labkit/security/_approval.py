@@ -8,13 +8,14 @@ import json
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from labkit._i18n import _
 
 from ..host import Waited, WaitingForm, argument_hash, scripted_user_active
 from ..trace import Kind, Outcome, Trace
+from ._flows import Flow
 from ._hidden import count_hidden, reveal
 from ._scanner import POWER_NAME
 
@@ -27,6 +28,7 @@ __all__ = [
     "Concern",
     "Decider",
     "approve_all",
+    "careful_flow",
     "careful_user",
     "concerns",
     "consequence",
@@ -35,6 +37,8 @@ __all__ = [
 
 Decider = Callable[[str, str, dict[str, Any]], tuple[bool, str]]
 """(server, tool, arguments) → (approve?, why): a scripted person's rule."""
+FlowDecider = Callable[[Flow], tuple[bool, str]]
+"""A trusted→untrusted flow → (let it go?, why): a scripted person's rule for the flow question."""
 HOME_DOMAIN = "shop.example"
 _ADDRESS = re.compile(r"[\w.+-]+@([\w-]+(?:\.[\w-]+)+)|https?://([\w.-]+)")
 _PRIVATE_KEY = re.compile(r"PRIVATE KEY")
@@ -109,6 +113,14 @@ def careful_user(server: str, tool: str, arguments: dict[str, Any]) -> tuple[boo
     return True, _("nothing in the arguments leaves the company")
 
 
+def careful_flow(flow: Flow) -> tuple[bool, str]:
+    """The scripted person asked about a flow: data a trusted server gave never goes to an untrusted one, whatever
+    the call looks like (notebook 07)."""
+    return False, _("data from {sources} would go to {target}, a server the host does not trust").format(
+        sources=", ".join(flow.source_servers), target=flow.target
+    )
+
+
 def consequence(tool: str, arguments: dict[str, Any]) -> str:
     """What a yes to this call allows, in one sentence, or "" when the careful user would see nothing wrong."""
     found = concerns(tool, arguments)
@@ -144,10 +156,34 @@ class ApprovalDesk:
     """
 
     def __init__(
-        self, trace: Trace, decide: Decider = careful_user, *, widget: bool = False, timeout: float = 600.0
+        self,
+        trace: Trace,
+        decide: Decider = careful_user,
+        *,
+        decide_flow: FlowDecider = careful_flow,
+        widget: bool = False,
+        timeout: float = 600.0,
+        trusted: Callable[[str], bool] | None = None,
     ) -> None:
-        self.trace, self.decide, self.widget, self.timeout = trace, decide, widget, timeout
+        self.trace, self.decide, self.decide_flow, self.widget, self.timeout = (
+            trace,
+            decide,
+            decide_flow,
+            widget,
+            timeout,
+        )
+        self.trusted = trusted
+        """Whether the host trusts a server (the shield sets it): every question says so."""
         self.requests: list[ApprovalRequest] = []
+
+    def _who(self, server: str) -> str:
+        if self.trusted is None:
+            return server
+        return (
+            _("{server}, a server the host trusts")
+            if self.trusted(server)
+            else _("{server}, a server the host does NOT trust")
+        ).format(server=server)
 
     async def __call__(self, server: str, tool: str, arguments: dict[str, Any]) -> bool:
         shown = render_arguments(arguments)
@@ -156,20 +192,56 @@ class ApprovalDesk:
             "user",
             Kind.HOST_APPROVAL,
             _("asks to approve {tool} on {server}, showing all {n_shown} characters of its arguments").format(
-                tool=tool, server=server, n_shown=len(shown)
+                tool=tool, server=self._who(server), n_shown=len(shown)
             ),
             name=tool,
+            server=server,
             payload={"arguments": shown},
         )
         approved, reason = self.decide(server, tool, arguments)
         if_yes = consequence(tool, arguments)
-        by = "scripted user"
-        if self.widget:
-            approved, reason, by = await self._ask_widget(server, tool, shown, approved, reason, if_yes)
-        allowed = if_yes if approved else ""
-        self.requests.append(
-            ApprovalRequest(server, tool, argument_hash(arguments), shown, approved, reason, by, allowed)
+        question = _("<b>Approve this call?</b> {tool} on {server}<pre>{arguments}</pre>").format(
+            tool=html.escape(tool), server=html.escape(self._who(server)), arguments=html.escape(shown)
         )
+        return await self._answered(
+            ApprovalRequest(server, tool, argument_hash(arguments), shown, approved, reason, "scripted user", if_yes),
+            question,
+        )
+
+    async def ask_flow(self, flow: Flow) -> bool:
+        """A `FlowAsker`: the flow as its own question, naming both servers and the data, never folded into a
+        call's approval (notebook 07)."""
+        shown = flow.question
+        self.trace.record(
+            "host",
+            "user",
+            Kind.HOST_APPROVAL,
+            _("asks whether data from {sources} may go to {target}").format(
+                sources=", ".join(flow.sources), target=self._who(flow.target)
+            ),
+            name=flow.tool,
+            server=flow.target,
+            flow=True,
+            payload={"question": shown, "sources": list(flow.sources), "target": flow.target},
+        )
+        approved, reason = self.decide_flow(flow)
+        question = _("<b>Let data leave a server the host trusts?</b><pre>{question}</pre>").format(
+            question=html.escape(shown)
+        )
+        if_yes = _("data from {sources} sent to {target}").format(sources=", ".join(flow.sources), target=flow.target)
+        request = ApprovalRequest(
+            flow.target, flow.tool, argument_hash({"flow": shown}), shown, approved, reason, "scripted user", if_yes
+        )
+        return await self._answered(request, question)
+
+    async def _answered(self, request: ApprovalRequest, question: str) -> bool:
+        """The scripted answer in `request`, or the person's click when a widget is shown; recorded either way."""
+        approved, reason, by = request.approved, request.reason, request.by
+        if self.widget:
+            approved, reason, by = await self._ask_widget(question, approved, reason, request.consequence)
+        tool = request.tool
+        allowed = request.consequence if approved else ""
+        self.requests.append(replace(request, approved=approved, reason=reason, by=by, consequence=allowed))
         verdict = Outcome.APPROVED if approved else Outcome.REFUSED
         self.trace.record(
             "user",
@@ -210,19 +282,13 @@ class ApprovalDesk:
         ]
         return pd.DataFrame(rows, columns=columns)
 
-    async def _ask_widget(
-        self, server: str, tool: str, shown: str, approved: bool, reason: str, if_yes: str
-    ) -> tuple[bool, str, str]:
+    async def _ask_widget(self, asked: str, approved: bool, reason: str, if_yes: str) -> tuple[bool, str, str]:
         import ipywidgets as widgets
 
         approve = widgets.Button(description=_("Approve"), button_style="success")
         refuse = widgets.Button(description=_("Refuse"))
         status = widgets.HTML(value=_("◷ waiting for your answer"))
-        question = widgets.HTML(
-            _("<b>Approve this call?</b> {tool} on {server}<pre>{arguments}</pre>").format(
-                tool=html.escape(tool), server=html.escape(server), arguments=html.escape(shown)
-            )
-        )
+        question = widgets.HTML(asked)
         form = WaitingForm(widgets.VBox([question, widgets.HBox([approve, refuse]), status]), status, (approve, refuse))
         form.show(live=not _nobody_can_click())
         if _nobody_can_click():

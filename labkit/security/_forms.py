@@ -21,7 +21,8 @@ SECRET_FIELD = re.compile(
 
 
 class FormGuard(Guard):
-    """Declines a form of an untrusted server that asks for a password, token or key (notebook 07).
+    """Declines a form of an untrusted server that asks for a password, token or key, in a field's name, title or
+    description, or in its message with a free-text field to type it in (notebook 07).
 
     The spec says servers MUST NOT ask for these in form mode; a host that shows such a form lets any server
     phish the person under the host's own frame. Trusted servers' forms are shown as they are.
@@ -33,17 +34,23 @@ class FormGuard(Guard):
     def on_form(self, server: str, message: str, schema: dict[str, Any]) -> str | None:
         if self.trusted(server):
             return None
+        properties = schema.get("properties") or {}
         asked = [
-            name
-            for name, spec in (schema.get("properties") or {}).items()
-            if any(SECRET_FIELD.search(str(text)) for text in _texts(name, spec))
+            name for name, spec in properties.items() if any(SECRET_FIELD.search(str(t)) for t in _texts(name, spec))
         ]
+        if not asked and SECRET_FIELD.search(message):
+            # The message may ask for the secret and the field keep a neutral name: any free-text field then holds it.
+            asked = [name for name, spec in properties.items() if _free_text(spec)]
         if not asked:
             return None
         return _(
             "the untrusted {server} server asks for a secret ({fields}); servers must not ask for passwords, "
             "API keys or tokens in a form"
         ).format(server=server, fields=", ".join(asked))
+
+
+def _free_text(spec: Any) -> bool:
+    return isinstance(spec, dict) and spec.get("type") == "string" and "enum" not in spec and "oneOf" not in spec
 
 
 def _texts(name: str, spec: Any) -> list[Any]:

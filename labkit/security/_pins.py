@@ -1,4 +1,4 @@
-"""Pinning: a hash of each tool's definition, kept on disk; a new or changed tool waits for a person's approval."""
+"""Pinning: a hash of each tool's definition, prompt and resource, kept on disk; a change waits for a person."""
 
 from __future__ import annotations
 
@@ -94,6 +94,8 @@ class PinStore:
 class PinGuard(Guard):
     """Compares each listed tool (and the server's instructions) with its pin; new or changed ones wait (notebook 07).
 
+    Prompts and untrusted servers' resources are pinned too, when the user first loads them (`on_content`).
+
     Approved definitions are pinned; refused ones are withheld from the model and asked about
     again on the next listing, until a person approves them. Unchanged tools pass silently.
     """
@@ -106,14 +108,19 @@ class PinGuard(Guard):
         withheld: dict[tuple[str, str], str],
         *,
         instructions: Callable[[str], str | None] = lambda server: None,
+        trusted: Callable[[str], bool] = lambda server: False,
         fields: Sequence[str] = PIN_FIELDS,
     ) -> None:
         self.trace, self.store, self.approve, self.withheld = trace, store, approve, withheld
-        self.instructions, self.fields = instructions, tuple(fields)
+        self.instructions, self.trusted, self.fields = instructions, trusted, tuple(fields)
         self.prompts: list[tuple[str, list[PinChange]]] = []
 
-    def _change(self, server: str, name: str, definition: dict[str, Any]) -> tuple[PinChange | None, str]:
-        digest = fingerprint(definition, ("instructions",) if name == INSTRUCTIONS else self.fields)
+    def _change(
+        self, server: str, name: str, definition: dict[str, Any], fields: Sequence[str] | None = None
+    ) -> tuple[PinChange | None, str]:
+        if fields is None:
+            fields = ("instructions",) if name == INSTRUCTIONS else self.fields
+        digest = fingerprint(definition, fields)
         pinned = self.store.get(server, name)
         if pinned is not None and pinned["sha256"] == digest:
             return None, digest
@@ -137,23 +144,7 @@ class PinGuard(Guard):
                 by=self.name,
             )
             return tools
-        self.prompts.append((server, changes))
-        changed = any(c.kind == "changed" for c in changes)  # a definition differs from what a person approved
-        self.trace.record(
-            "host",
-            "user",
-            Kind.HOST_PIN,
-            _("asks to approve {server}: ").format(server=server) + "; ".join(c.summary for c in changes),
-            payload=[c.__dict__ for c in changes],
-            server=server,
-            changed=changed,
-        )
-        approved = await self.approve(server, changes)
-        verdict = Outcome.APPROVED if approved else Outcome.REFUSED
-        said = f"{verdict} {server}: " + "; ".join(c.summary for c in changes)
-        self.trace.record(
-            "user", "host", Kind.USER_ANSWER, said, server=server, outcome=verdict, by="user", changed=changed
-        )
+        approved = await self._ask(server, changes)
         if approved:
             for change in changes:
                 self.store.put(server, change.tool, change.new, checked[change.tool][1])
@@ -175,6 +166,48 @@ class PinGuard(Guard):
             by=self.name,
         )
         return [tool for tool in tools if tool.name not in refused]
+
+    async def _ask(self, server: str, changes: list[PinChange]) -> bool:
+        """The changes put to the person, question and answer recorded."""
+        self.prompts.append((server, changes))
+        changed = any(c.kind == "changed" for c in changes)  # a definition differs from what a person approved
+        self.trace.record(
+            "host",
+            "user",
+            Kind.HOST_PIN,
+            _("asks to approve {server}: ").format(server=server) + "; ".join(c.summary for c in changes),
+            payload=[c.__dict__ for c in changes],
+            server=server,
+            changed=changed,
+        )
+        approved = await self.approve(server, changes)
+        verdict = Outcome.APPROVED if approved else Outcome.REFUSED
+        said = f"{verdict} {server}: " + "; ".join(c.summary for c in changes)
+        self.trace.record(
+            "user", "host", Kind.USER_ANSWER, said, server=server, outcome=verdict, by="user", changed=changed
+        )
+        return approved
+
+    async def on_content(self, server: str, kind: str, name: str, text: str, arguments: dict[str, str]) -> str | None:
+        """A prompt (as a template: the arguments' values put back as their names) or an untrusted server's
+        resource is pinned at its first use; a later change waits for a person like a changed tool."""
+        if kind == "resource" and self.trusted(server):
+            return None  # a trusted server's resource is the user's own data, and data changes
+        for argument, value in sorted(arguments.items(), key=lambda item: -len(item[1])):
+            if value:
+                text = text.replace(value, "{" + argument + "}")
+        key = f"{kind}:{name}"  # a tool's name cannot hold ':', so content pins never meet tool pins
+        change, digest = self._change(server, key, {"text": text}, ("text",))
+        if change is None:
+            return None
+        if await self._ask(server, [change]):
+            self.store.put(server, key, change.new, digest)
+            return None
+        return (
+            _("it changed since a person approved it (pinning)")
+            if change.kind == "changed"
+            else _("it is not approved (pinning)")
+        )
 
     def on_instructions(self, server: str, text: str) -> str:
         """Instructions reach the system prompt only as a person approved (pinned) them."""

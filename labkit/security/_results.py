@@ -1,4 +1,4 @@
-"""Tool results on their way to the model: hidden characters stripped, untrusted ones wrapped, the taint they leave."""
+"""Tool results on their way to the model: hidden characters stripped, untrusted ones wrapped as data."""
 
 from __future__ import annotations
 
@@ -7,9 +7,6 @@ import hmac
 import re
 import secrets
 from collections.abc import Callable
-from typing import Any
-
-from mcp_types import Tool
 
 from labkit._i18n import _
 
@@ -18,11 +15,9 @@ from ..trace import Kind, Trace
 from ._hidden import count_hidden, strip_hidden
 from ._scanner import scan_text
 
-__all__ = ["TaintGuard", "UntrustedResults", "wrap_untrusted"]
+__all__ = ["UntrustedResults", "wrap_untrusted"]
 
 _MARKER = re.compile(r"</?\s*untrusted-data", re.I)
-_PIECE = 12
-"""How many characters of a result an argument must carry, verbatim, to carry that result's data."""
 
 
 def wrap_untrusted(text: str, source: str, key: bytes) -> str:
@@ -73,57 +68,3 @@ class UntrustedResults(Guard):
             payload={"rules": rules},
         )
         return wrap_untrusted(clean, f"{server}/{name.rsplit('__', 1)[-1]}", self.key)
-
-
-class TaintGuard(Guard):
-    """Taint follows data: a call whose arguments carry a piece of an untrusted result, or a piece of a trusted
-    result on its way to an untrusted server, needs a person's yes (notebook 07).
-
-    A piece is any run of 12 characters a result showed the model; the names of tools play no part.
-    """
-
-    def __init__(self, trace: Trace, trusted: Callable[[str], bool]) -> None:
-        self.trace, self.trusted = trace, trusted
-        self.seen: list[tuple[str, bool, str]] = []  # (source, trusted?, text)
-
-    def on_result(self, server: str, name: str, text: str, is_error: bool) -> str:
-        source, trusted = f"{server}/{name.rsplit('__', 1)[-1]}", self.trusted(server)
-        if not trusted and not any(not t for _, t, _ in self.seen):
-            self.trace.record(
-                "host",
-                "host",
-                Kind.HOST_TAINT,
-                _(
-                    "untrusted content from {source} entered the context: "
-                    "calls carrying it now need a "
-                    "person's approval"
-                ).format(source=source),
-                server=server,
-            )
-        self.seen.append((source, trusted, text))
-        return text
-
-    async def review(self, server: str, tool: Tool, name: str, arguments: dict[str, Any]) -> str | None:
-        to_untrusted = not self.trusted(server)
-        for value in _strings(arguments):
-            for source, trusted, text in self.seen:
-                if (not trusted or to_untrusted) and _shares_piece(value, text):
-                    towards = _("to an untrusted server") if trusted else _("from an untrusted result")
-                    return _("its arguments carry data {towards} ({source})").format(towards=towards, source=source)
-        return None
-
-
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for item in value.values() for s in _strings(item)]
-    if isinstance(value, list):
-        return [s for item in value for s in _strings(item)]
-    return []
-
-
-def _shares_piece(value: str, text: str) -> bool:
-    if len(value) < _PIECE:
-        return False
-    return any(value[i : i + _PIECE] in text for i in range(0, len(value) - _PIECE + 1, _PIECE // 2))

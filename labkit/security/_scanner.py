@@ -37,9 +37,14 @@ _FREE_TEXT = {
     "history",
     "conversation",
 }
-_OVERRIDE = re.compile(r"\b(always|instead|never|must|prefer(red)?|replace[sd]?|rather than|side effect)\b", re.I)
+_OVERRIDE = re.compile(
+    r"\b(always|instead|never|must|prefer(red)?|replace[sd]?|rather than|side effect)\b|"
+    r"总是|始终|一律|务必|必须|而不是|代替|替代|改用|优先|副作用",
+    re.I,
+)
 _CONFUSABLE = str.maketrans("аеорсхуіјѕԁɡոΑΒΕΗΙΚΜΝΟΡΤΧΥ", "aeopcxyijsdgnABEHIKMNOPTXY")
 _ADVISORY_LENGTH = 4000
+_SENTENCES = re.compile(r"(?<=[.!?:])\s+|(?<=[。！？；：])")
 POWER_NAME = re.compile(
     r"approve_?all|auto_?approve|bypass|disable_(guard|check|approval)s?|sudo|grant_(all|admin)|"
     r"elevate|skip_(approval|confirm)",
@@ -86,7 +91,9 @@ RULES: tuple[Rule, ...] = (
         "concealment",
         r"\b(do not|don't|never)\s+(tell|mention|inform|reveal|alert|notify)\b|"
         r"\bwithout\s+(telling|informing|notifying|asking)\b|"
-        r"\b(secretly|silently|quietly|covertly)\s+(send|upload|read|forward|copy|include|bcc|post|share|add)",
+        r"\b(secretly|silently|quietly|covertly)\s+(send|upload|read|forward|copy|include|bcc|post|share|add)|"
+        r"(不要|不必|无需|无须|切勿|别|不得|不可)\s*(告诉|告知|通知|提及|提到|提示|透露|让|向)\s*(用户|使用者|他们|对方)?|"
+        r"(悄悄|偷偷|秘密地|暗中|静默地|默默地?)\s*(地)?\s*(发送|上传|读取|转发|复制|抄送|附上|分享|调用)",
         "asks to keep something from the user",
     ),
     Rule(
@@ -99,7 +106,8 @@ RULES: tuple[Rule, ...] = (
         "pre-call-directive",
         r"\bbefore\s+(using|calling|running|answering|responding)\b[^.]{0,80}?"
         r"\b(read|call|send|include|pass|copy|fetch)\b|\bwhen this tool is (available|present|loaded|listed)\b|"
-        r"\bfirst call\s+`?[a-z_][\w.-]*`?\s*(,|with\b|then\b|and\b)",
+        r"\bfirst call\s+`?[a-z_][\w.-]*`?\s*(,|with\b|then\b|and\b)|"
+        r"(使用|调用|运行|回答|回复)\S{0,8}(之前|以前|前)\S{0,40}?(先|首先|务必|必须)\S{0,6}(读取|调用|发送|附上|传入|获取)",
         "orders the model to do something else first",
     ),
     Rule(
@@ -112,7 +120,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "model-directive",
         r"\bignore\s+(all\s+|any\s+)?(the\s+)?(previous|prior|above|earlier|other)\s+"
-        r"(instructions|rules|tools)\b|\byou are now\b|\bnew instructions\b",
+        r"(instructions|rules|tools)\b|\byou are now\b|\bnew instructions\b|"
+        r"忽略\s*(之前|先前|以上|上面|前面|所有|其他|其它)\S{0,4}(指令|指示|说明|规则|工具)|你现在是|新的指令",
         "speaks to the model over the user's head",
     ),
     Rule(
@@ -219,19 +228,7 @@ def scan_tool(
                     _("{name} looks like {server}'s {other}").format(name=ascii(name), server=server, other=other),
                 )
             )
-    for sentence in re.split(r"(?<=[.!?:])\s+", readable(description)):
-        mentioned = [o for o in others if o != name and re.search(rf"\b{re.escape(o)}\b", sentence)]
-        if mentioned and _OVERRIDE.search(sentence):
-            owner = others[mentioned[0]]
-            findings.append(
-                Finding(
-                    "cross-server-reference",
-                    "description",
-                    _("tells the model how to use {owner}'s {mentioned}: {sentence}").format(
-                        owner=owner, mentioned=mentioned[0], sentence=sentence[:120]
-                    ),
-                )
-            )
+    findings.extend(_cross_server_references(wire, name, others))
     for key in ("inputSchema", "outputSchema"):
         findings.extend(
             Finding(
@@ -254,6 +251,49 @@ def scan_tool(
     if len(description) > _ADVISORY_LENGTH:
         findings.append(Finding("long-description", "description", f"{len(description)} characters", "warn"))
     return findings
+
+
+def _identifier(name: str) -> bool:
+    """A name no prose uses by chance (a separator, a digit or an inner capital): its mention is a reference."""
+    return len(name) >= 4 and bool(re.search(r"[_.\-0-9]|[a-z][A-Z]", name))
+
+
+def _cross_server_references(wire: Mapping[str, Any], name: str, others: Mapping[str, str]) -> list[Finding]:
+    """A definition that names another server's tool: in any string and any language an identifier such as
+    `send_message` is a reference to it; a plain word (`search`) counts only in a sentence that tells the model
+    how to use it."""
+    texts = [(where, readable(text)) for where, text in texts_of(wire) if where != "name"]
+    found = []
+    for other, owner in others.items():
+        if other == name:
+            continue
+        if _identifier(other):
+            pattern = re.compile(rf"(?<![A-Za-z0-9]){re.escape(other)}(?![A-Za-z0-9])")
+            hit = next(((where, text, m) for where, text in texts if (m := pattern.search(text))), None)
+            if hit is not None:
+                where, text, match = hit
+                said = _("names {owner}'s tool {mentioned}: {excerpt}")
+                found.append(
+                    Finding(
+                        "cross-server-reference",
+                        where,
+                        said.format(owner=owner, mentioned=other, excerpt=_excerpt(text, match, 50)),
+                    )
+                )
+            continue
+        for where, text in texts:
+            for sentence in _SENTENCES.split(text):
+                if re.search(rf"\b{re.escape(other)}\b", sentence) and _OVERRIDE.search(sentence):
+                    said = _("tells the model how to use {owner}'s {mentioned}: {sentence}")
+                    found.append(
+                        Finding(
+                            "cross-server-reference",
+                            where,
+                            said.format(owner=owner, mentioned=other, sentence=sentence[:120]),
+                        )
+                    )
+                    break
+    return found
 
 
 def findings_table(findings: Iterable[Finding], **columns: Any) -> pd.DataFrame:

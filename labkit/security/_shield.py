@@ -11,12 +11,14 @@ from labkit._i18n import N_, _
 
 from ..host import GatePolicy, Guard, Host, ServerSpec, confinement
 from ..trace import Kind, Trace
-from ._approval import ApprovalDesk
+from ._approval import HOME_DOMAIN, ApprovalDesk
 from ._checks import EgressGuard, HintsGuard, PathGuard, host_secrets
 from ._confine import LabFolder, least_privilege, over_broad
+from ._flows import TaintGuard
 from ._forms import FormGuard
 from ._pins import PinApprover, PinGuard, PinStore, trust_on_first_use
-from ._results import TaintGuard, UntrustedResults
+from ._render import SafeAnswer
+from ._results import UntrustedResults
 from ._scan_guard import ScanGuard
 
 if TYPE_CHECKING:
@@ -29,16 +31,20 @@ TRUSTED_SERVERS = frozenset({"logs", "charts", "orders", "plans"})
 TEACHING_KEY = b"notebook 07: a fixed key keeps the outputs reproducible; a real host draws a random one"
 
 DEFENCES = {
-    "pin": N_("pin each tool's definition; a new or changed one waits for a person"),
+    "pin": N_("pin each tool's definition, prompt and resource; a new or changed one waits for a person"),
     "scan": N_("scan descriptions, schemas and instructions; withhold what is flagged"),
     "namespace": N_("name tools <server>__<tool>, trusted servers listed first"),
     "hints": N_("ignore the annotations (e.g. readOnlyHint) of untrusted servers"),
     "approval": N_("a person approves each call that may change something, seeing its full arguments"),
     "paths": N_("refuse path arguments that leave the workspace, links resolved"),
     "egress": N_("refuse arguments that carry a private key or a host secret"),
-    "taint": N_("a call carrying untrusted data, or trusted data to an untrusted server, needs a person's yes"),
+    "taint": N_(
+        "a call carrying untrusted data needs a person's yes; trusted data to an untrusted server is its own "
+        "question, refused unless a person lets it go"
+    ),
     "results": N_("strip hidden characters from results, wrap untrusted ones as data"),
     "least_privilege": N_("start servers in the workspace, with an empty home and no secrets"),
+    "render": N_("links and images in the answer only to hosts the user allowed; the others shown as text"),
 }
 
 
@@ -56,6 +62,7 @@ class Defences:
     taint: bool = True
     results: bool = True
     least_privilege: bool = True
+    render: bool = True
 
     @classmethod
     def all(cls) -> Defences:
@@ -97,7 +104,8 @@ class Shield:
 
     `async with shield.open(servers) as host:` starts the servers and lists their tools through
     the guards. `desk` asks the person (full arguments); `pins` persists approved definitions;
-    `secrets` are strings no argument may carry out, and the variables a careless launch passes on.
+    `secrets` are strings no argument may carry out, and the variables a careless launch passes on;
+    `allowed_hosts` are the hosts the delivered answer may link to or load images from.
     """
 
     def __init__(
@@ -113,11 +121,15 @@ class Shield:
         key: bytes = TEACHING_KEY,
         canaries: Sequence[str] = (),
         secrets: Mapping[str, str] | None = None,
+        allowed_hosts: Iterable[str] = (HOME_DOMAIN,),
     ) -> None:
         self.trace, self.defences, self.lab, self.pins, self.key = trace, defences, lab, pins, key
         self.canaries, self.secrets = tuple(canaries), dict(secrets or {})
+        self.allowed_hosts = tuple(allowed_hosts)
         self.desk = desk if desk is not None else ApprovalDesk(trace)
         self.trusted_servers = frozenset(trusted)
+        if self.desk.trusted is None:
+            self.desk.trusted = self.trusted
         self.withheld: dict[tuple[str, str], str] = {}
         self._host: Host | None = None
         self.guards = self._guards(pin_approver)
@@ -139,14 +151,25 @@ class Shield:
         if on.egress:
             self.trace.redactors.append(egress.withheld)
         chosen: list[tuple[bool, Guard]] = [
-            (on.pin, PinGuard(self.trace, self.pins, pin_approver, self.withheld, instructions=self.instructions)),
+            (
+                on.pin,
+                PinGuard(
+                    self.trace,
+                    self.pins,
+                    pin_approver,
+                    self.withheld,
+                    instructions=self.instructions,
+                    trusted=self.trusted,
+                ),
+            ),
             (on.scan, ScanGuard(self.trace, self.withheld, instructions=self.instructions, trusted=self.trusted)),
             (on.hints, HintsGuard(self.trace, self.trusted)),
             (on.paths, PathGuard(self.lab.workspace)),
             (on.egress, egress),
             (on.egress, FormGuard(self.trusted)),
-            (on.taint, TaintGuard(self.trace, self.trusted)),
+            (on.taint, TaintGuard(self.trace, self.trusted, ask=self.desk.ask_flow if on.approval else None)),
             (on.results, UntrustedResults(self.trace, self.trusted, self.key)),
+            (on.render, SafeAnswer(self.trace, self.trusted, self.allowed_hosts)),
         ]
         return [guard for wanted, guard in chosen if wanted]
 
