@@ -154,9 +154,9 @@ _NOT_RUN = """() => FRONT().content.widgets.filter(cell => cell.model.type === '
 
 
 def run_all(page: Page) -> None:
-    """Run All from the menu once the notebook has a kernel (busy too: Run All again while a form waits is a mistake
-    the classroom makes), watching which cells are run."""
-    wait_idle(page, busy_too=True)
+    """Run All from the menu once the notebook has a kernel (busy or not yet known too: Run All again while a form
+    waits is a mistake the classroom makes), watching which cells are run."""
+    wait_idle(page, any_kernel=True)
     page.evaluate(front(_WATCH_RUN))
     menu(page, "Run", "Run All Cells")
 

@@ -69,9 +69,10 @@ _KERNEL = """() => { const context = FRONT()?.sessionContext;
 _WORKING = ("starting", "initializing", "connecting", "restarting", "autorestarting", "terminating", "busy")
 
 
-def wait_idle(page: Page, *, busy_too: bool = False) -> None:
+def wait_idle(page: Page, *, any_kernel: bool = False) -> None:
     """Wait, as long as the kernel starts or works, until the notebook in front has its own kernel and it is idle (or
-    busy too, if `busy_too`): not the status bar's words, which can be another notebook's while this one's starts."""
+    in any state, if `any_kernel`: a reopened tab shows a kernel busy on a form as 'unknown' for minutes): not the
+    status bar's words, which can be another notebook's while this one's starts."""
     quiet_since = time.monotonic()
     while True:
         kernel = page.evaluate(front(_KERNEL))
@@ -84,7 +85,7 @@ def wait_idle(page: Page, *, busy_too: bool = False) -> None:
             quiet_since = time.monotonic()
             continue
         assert kernel["status"] != "dead", "the notebook's kernel died: see screenshots/jupyterlab.log"
-        if kernel["status"] == "idle" or (busy_too and kernel["status"] == "busy"):
+        if kernel["status"] == "idle" or (any_kernel and kernel["status"] is not None):
             return
         if kernel["status"] in _WORKING or kernel["shown"] in _WORKING:
             quiet_since = time.monotonic()
