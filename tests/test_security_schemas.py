@@ -122,3 +122,23 @@ async def test_a_result_the_sdk_cannot_check_against_its_output_schema_fails_tha
             answered = await host.call("query_errors", {"service": "order-service", "since": "2026-10-29T20:00"})
     assert refused.is_error and "PointerToNowhere" in refused.text and not answered.is_error
     assert [e.name for e in trace.of_kind("host.error")] == ["status"]
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"$ref": "#"},
+        {"type": "object", "properties": {"a": {"$ref": "#/properties/a"}}},
+        {"$defs": {"x": {"$ref": "#/$defs/y"}, "y": {"$ref": "#/$defs/x"}}, "$ref": "#/$defs/x"},
+    ],
+    ids=["itself", "its-own-property", "two-that-point-at-each-other"],
+)
+def test_a_schema_whose_refs_lead_back_to_themselves_is_a_problem_not_a_recursion_error(schema) -> None:
+    (problem,) = schema_problems(schema, {"a": 1})
+    assert "refers to itself without end" in problem
+
+
+def test_a_recursive_schema_that_checks_something_at_each_level_still_checks() -> None:
+    tree = {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#"}}}}
+    assert schema_problems(tree, {"children": [{"children": []}]}) == []
+    assert schema_problems(tree, {"children": [{"children": 3}]}) == ["children/0/children: 3 is not of type 'array'"]

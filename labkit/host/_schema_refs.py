@@ -72,6 +72,8 @@ def schema_problems(schema: Mapping[str, Any], instance: Any) -> list[str]:
         errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.path))
     except Unresolvable as error:
         return [_("the schema refers to something it does not hold: {error}").format(error=error)]
+    except RecursionError:  # a `$ref` that leads back to itself before any keyword checks the instance
+        return [_("the schema refers to itself without end: no instance can be checked against it")]
     return [_describe(error) for error in errors]
 
 
