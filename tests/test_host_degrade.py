@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import anyio
 import pytest
 
-from labkit.host import Host, ServerSpec, ServerStartError
+from labkit.host import Host, ServerMessageTooLarge, ServerSpec, ServerStartError
 from labkit.lessons import prepare_lab
 from labkit.processes import free_port
 from labkit.security import Defences, PinStore, Shield
@@ -66,3 +67,22 @@ async def test_the_shield_says_which_servers_are_up(tmp_path):
     assert up == ["logs"] and list(down) == ["untrusted.missing"] and not result.is_error
     notes = [e for e in trace.of_kind("host.note") if "confined" in e.meta]
     assert {e.meta["server"] for e in notes} == {"logs", "untrusted.missing"}
+
+
+async def test_a_tool_list_over_the_message_limit_sets_its_server_aside_and_says_so() -> None:
+    """The listing itself is the message too large: its connection ends as it is read; the host names the sizes and
+    goes on with the server beside it (alone, it raises that account instead of a bare 'Connection closed')."""
+    flooding = ServerSpec(
+        "flooding", command=sys.executable, args=(str(Path(__file__).with_name("flooding_server.py")),)
+    )
+    trace = Trace()
+    with anyio.fail_after(120):
+        async with Host(trace, [flooding, ServerSpec("logs")]) as host:
+            answer = await host.call("query_errors", QUERY)
+        with pytest.raises(ServerMessageTooLarge):
+            async with Host(Trace(), [flooding]):
+                pass
+    assert host.up == ["logs"] and not answer.is_error
+    assert isinstance(host.unavailable["flooding"], ServerMessageTooLarge)
+    (said,) = trace.of_kind("host.unavailable")
+    assert said.meta["server"] == "flooding" and "LABKIT_MAX_RESULT_BYTES" in said.summary

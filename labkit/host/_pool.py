@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from mcp import Client
-from mcp_types import Tool
+from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED, Tool
 
 from .._i18n import _
 from .._time_limits import scaled
@@ -115,6 +116,8 @@ class ServerPool:
             self._set_aside(server, reason)
         started = [server for server in servers if server not in failed]
         await self._within_start_timeout(started, since, self.refresh())
+        if servers and not any(server in self._connections for server in servers):  # each listing ended its own
+            raise self.unavailable[servers[0]]
 
     def _left(self, start: Deadline) -> float:
         """The time left of the `start`'s limit, moved on as far as the machine kept its processes waiting; at least
@@ -213,12 +216,18 @@ class ServerPool:
         them; the pins are checked on every listing, whether or not a server said anything changed."""
         routes: dict[str, Route] = {}
         self.changed.clear()
+        ended: dict[str, MCPError] = {}
         for server, connection in self._connections.items():
             try:
                 tools = await every_tool(connection.client, server)
             except TooManyPages as refused:
                 self.trace.record("host", "host", Kind.HOST_ERROR, str(refused), server=server)
                 tools = refused.tools
+            except MCPError as error:
+                if error.error.code != CONNECTION_CLOSED:
+                    raise
+                ended[server] = error  # its listing ended its connection (a message over the limit): set aside below
+                continue
             for guard in self.guards:
                 tools = await guard.on_list(server, tools)
             for tool in tools:
@@ -227,6 +236,10 @@ class ServerPool:
         for name, local in self.local.items():
             routes.setdefault(name, Route(HOST_SERVER, name, local.tool))
         self._routes = routes
+        for server, closed in ended.items():
+            connection = self._connections[server]
+            await connection.close()  # the transport's account of the end (ServerMessageTooLarge...) is then known
+            self._set_aside(server, connection.ended_by or closed)
 
     @property
     def tools(self) -> list[Tool]:
