@@ -31,6 +31,22 @@ python3 -m venv "$WORK/venv"
 .venv/bin/uv pip install --quiet --python "$WORK/venv/bin/python" playwright==1.65.2 \
   $(grep -E '^(pytest|anyio)==' requirements.txt)
 
+# Known failures, each an open item of issue 37 (not a flake): deselected here so CI says what else broke, named on
+# every run so they are not forgotten; naming tests (`bash .ci/browser.sh -k interrupt`) runs them as asked.
+KNOWN_FAILURES=(
+  # After an interrupt while the form waits, Run All leaves every code cell unrun (2 of 2 runs, 2026-12-04): item 2.
+  "tests/browser/test_classroom.py::test_a_classroom_mistake_while_a_form_waits_ends_in_a_live_form_or_one_line[interrupt-zh_CN]"
+  # The Chinese 03 diagram's smallest label is 10.99 px at 1366x768, under the 11 px floor: item 3 (labels, tables).
+  "tests/browser/test_learner.py::test_zh_03_the_chinese_edition_shows_its_form_diagram_table_and_chart_in_chinese"
+)
+KNOWN=()
+if [ "$#" -eq 0 ]; then
+  for test in "${KNOWN_FAILURES[@]}"; do
+    echo "known failure, not run here (issue 37): $test"
+    KNOWN+=(--deselect "$test")
+  done
+fi
+
 SILENT_S=$(python3 labkit/_time_limits.py 900)
 OUT="$WORK/pytest.out"
 : >"$OUT"
@@ -48,4 +64,4 @@ WATCHDOG=$!
 # `timeout` writes its pid for the watchdog (bash -c execs it: the same process)
 LAB_PYTHON="$PWD/.venv/bin/python" CHROMIUM=/usr/bin/chromium PYTHONUNBUFFERED=1 bash -c 'echo $$ >"$0"; exec "$@"' \
   "$WORK/timeout.pid" timeout --foreground -s INT -k 30 0 \
-  "$WORK/venv/bin/python" -m pytest --confcutdir=tests/browser tests/browser -v -s "$@" 2>&1 | tee "$OUT"
+  "$WORK/venv/bin/python" -m pytest --confcutdir=tests/browser tests/browser -v -s "${KNOWN[@]}" "$@" 2>&1 | tee "$OUT"
