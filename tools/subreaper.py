@@ -5,9 +5,10 @@
 A process whose parent ended is re-parented to its nearest "child subreaper" (Linux), else to PID 1, and the CPU time
 of a process is added to its parent's children's time only when the parent reaps it. The lab's warm Pythons end
 with the pytest that started them, after it, so without a subreaper above them, their CPU time and that of every
-server or kernel they forked is lost to the suite's count. This process is that subreaper: it runs COMMAND, then
-reaps whatever is left below it, and exits as COMMAND did. What is still running `_LEFT_S` seconds after COMMAND
-ended is named on stderr and left alone.
+server or kernel they forked is lost to the suite's count. This process is that subreaper: it runs COMMAND, reaping
+what ends below it meanwhile (a zombie left there would fail the suites' orphan checks), then reaps whatever is
+left below it, and exits as COMMAND did. What is still running `_LEFT_S` seconds after COMMAND ended is named on
+stderr and left alone.
 """
 
 from __future__ import annotations
@@ -49,7 +50,11 @@ def main(command: list[str]) -> int:
     child = subprocess.Popen(command)
     for number in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number, lambda number, _: child.send_signal(number))
-    code = child.wait()
+    code = None
+    while code is None:  # orphans are reaped as they end, not left as zombies the suite's own checks would see
+        pid, status = os.waitpid(-1, 0)
+        if pid == child.pid:
+            code = child.returncode = os.waitstatus_to_exitcode(status)
     if left := _reap_below(time.monotonic() + _LEFT_S):
         print(f"subreaper: still running {_LEFT_S:.0f} s after {command[0]} ended: {left}", file=sys.stderr)
     return code if code >= 0 else 128 - code

@@ -40,8 +40,6 @@ ALWAYS_BLOCKED = {
 RESIDUAL = {
     "hijack_outscore": "tool choice: a tool written to out-score the trusted one wins with no instruction at all; "
     "the scanner flags it for review, the mitigation is a per-task tool allow-list",
-    "hijack_lookalike": "tool choice: a look-alike name (query_errors_v2) is picked over the trusted tool; "
-    "same flag and the same mitigation",
 }
 
 
