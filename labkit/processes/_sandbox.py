@@ -132,7 +132,7 @@ def _system() -> list[str]:
 
 def _command_folder(command: Sequence[str]) -> list[Path]:
     """The server's own files: the folder of the program run, when it is not one of the system's (an installed
-    server), and the script it is told to run (`python server.py`, `node dist/index.js`) with the folder it imports
+    server), and the script it is told to run (`python SCRIPT`, `node SCRIPT`) with the folder it imports
     its siblings from; a folder that holds more than the server's files (the home folder, the lab's repository,
     `/tmp`, `/`) gives the script alone."""
     program = shutil.which(command[0]) if command else None
