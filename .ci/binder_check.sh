@@ -115,11 +115,14 @@ done
 echo "kernel $forked was forked by: $parent"
 
 step "each Binder badge of README.md opens a notebook that exists"
-badges=$(grep -o 'urlpath=lab/tree/[^)]*' README.md | cut -d/ -f3-)
+# A badge opens JupyterLab at urlpath: the lab's own /labkit/open/<notebook> (lesson 00 in the edition's language).
+badges=$(grep -o 'urlpath=[^)]*' README.md | cut -d= -f2- || true)
 [ -n "$badges" ] || fail "no Binder badge with a urlpath in README.md"
-for notebook in $badges; do
-  curl -sf -o /dev/null "http://127.0.0.1:$port/lab/tree/$notebook" || fail "/lab/tree/$notebook did not open"
+for urlpath in $badges; do
+  notebook=${urlpath#labkit/open/}
+  notebook=${notebook#lab/tree/}
+  curl -sfL -o /dev/null "http://127.0.0.1:$port/$urlpath" || fail "/$urlpath did not open"
   curl -sf -o /dev/null "http://127.0.0.1:$port/api/contents/$notebook?content=0" || fail "$notebook is not in the repo"
-  echo "opens: $notebook"
+  echo "opens: /$urlpath ($notebook)"
 done
 echo "binder check passed"
