@@ -10,13 +10,12 @@ STAMP  := $(VENV)/.installed
 UV_PIN := uv==0.13.9
 UV     := $(VENV)/bin/uv pip install --quiet --python $(PY)
 
-$(STAMP): requirements.txt pyproject.toml Makefile
+$(STAMP): requirements.txt pyproject.toml Makefile binder/lab_environment.sh
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet $(UV_PIN)
 	$(UV) --compile-bytecode -r requirements.txt
 	$(UV) --no-deps -e .
-	$(PY) -m labkit._warm_kernels
-	$(PY) -m labkit._lab_edition
+	bash binder/lab_environment.sh $(PY)
 	touch $(STAMP)
 
 # The lab's JupyterLab settings (no news pop-ups; notebooks before other files), where JupyterLab reads
@@ -24,8 +23,7 @@ $(STAMP): requirements.txt pyproject.toml Makefile
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 
 $(LAB_SETTINGS): binder/overrides.json | $(STAMP)
-	mkdir -p $(dir $@)
-	cp binder/overrides.json $@
+	bash binder/lab_environment.sh $(PY)
 
 env: $(STAMP) $(LAB_SETTINGS)
 
@@ -67,6 +65,7 @@ learners-env: $(STAMP)
 	$(VENV)/bin/uv pip install --quiet --python "$(LEARNERS_VENV)/bin/python" -r requirements.txt \
 	  -r classroom/requirements.txt
 	$(VENV)/bin/uv pip install --quiet --python "$(LEARNERS_VENV)/bin/python" --no-deps -e .
+	bash binder/lab_environment.sh "$(LEARNERS_VENV)/bin/python"
 	chmod -R a+rX "$(LEARNERS_VENV)"
 
 binder-check:
