@@ -28,6 +28,7 @@ from ._forms import url_consent
 from ._http_record import HttpRecorder
 from ._pool import ServerPool
 from ._router import ToolRouter
+from ._tasks import TaskPolling
 from ._tool_listing import on_tools_changed, tools_changed_stream
 from ._transports import http_transport, sse_transport, stdio_transport
 
@@ -139,6 +140,7 @@ class Connector:
                 input_required_max_rounds=self.input_required_max_rounds,
                 list_roots_callback=self.on_list_roots if self.roots else None,
                 message_handler=on_tools_changed(changed),
+                extensions=[TaskPolling()],
             ) as client:
                 opened = True
                 async with tools_changed_stream(client, changed):
