@@ -133,11 +133,30 @@ async def test_over_http_each_poll_names_its_task_for_routing() -> None:
     assert polls and {h.get("mcp-name") for h in polls} == {created["taskId"]}
 
 
-async def test_the_host_polls_a_task_and_gives_the_model_its_result() -> None:
+async def test_a_host_that_declares_tasks_polls_one_and_gives_the_model_its_result() -> None:
     trace = Trace()
     policy = GatePolicy(auto_approve=frozenset({"archive_orders"}))
-    async with Host(trace, [ServerSpec("archive")], policy=policy) as host:
+    async with Host(trace, [ServerSpec("archive")], policy=policy, tasks=True) as host:
         result = await host.call("archive_orders", {"status": "shipped"})
     assert not result.is_error and "shipped.csv" in result.text
     [created] = _results(trace, "tools/call")
     assert created["resultType"] == "task" and _results(trace, "tasks/get")[-1]["status"] == "completed"
+
+
+async def test_a_host_that_does_not_declare_tasks_is_never_sent_one() -> None:
+    trace = Trace()
+    policy = GatePolicy(auto_approve=frozenset({"archive_orders"}))
+    async with Host(trace, [ServerSpec("archive")], policy=policy) as host:
+        result = await host.call("archive_orders", {"status": "shipped"})
+    [answer] = _results(trace, "tools/call")
+    assert not result.is_error and "taskId" not in answer and _requests(trace, "tasks/get") == []
+
+
+async def test_a_task_past_the_hosts_call_limit_is_cancelled_on_the_server() -> None:
+    trace = Trace()
+    policy = GatePolicy(auto_approve=frozenset({"archive_orders"}))
+    async with Host(trace, [ServerSpec("archive")], policy=policy, tasks=True, call_timeout=0.3) as host:
+        result = await host.call("archive_orders", {"status": "pending"})
+    [created] = _results(trace, "tools/call")
+    assert result.is_error and "stopped waiting" in result.text
+    assert [c.payload["params"]["taskId"] for c in _requests(trace, "tasks/cancel")] == [created["taskId"]]
