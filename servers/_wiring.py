@@ -218,11 +218,17 @@ def http_port(port: int, fd: int | None) -> int:
         return int(listening.getsockname()[1])
 
 
-def serve_http(app: ASGIApp, port: int, fd: int | None, log_level: str) -> None:
-    """Serve `app` with uvicorn, as the SDK does, on 127.0.0.1:`port` or on the listening socket `fd`."""
+def serve_http(
+    app: ASGIApp, port: int, fd: int | None, log_level: str, certificate: tuple[str, str] | None = None
+) -> None:
+    """Serve `app` with uvicorn, as the SDK does, on 127.0.0.1:`port` or on the listening socket `fd`; over HTTPS
+    when `certificate` names a certificate file and its key file."""
     import uvicorn  # as the SDK does: a stdio server never pays for importing it
 
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level=log_level.lower())
+    cert, key = certificate or (None, None)
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level=log_level.lower(), ssl_certfile=cert, ssl_keyfile=key
+    )
     uvicorn.Server(config).run(sockets=[socket.socket(fileno=fd)] if fd is not None else None)
 
 

@@ -25,7 +25,7 @@ from ..server_contract import EVENTS_FILE_ENV
 from ..trace import Kind, Meta, Outcome, Trace
 from ._connection import Turn
 from ._forms import url_consent
-from ._http_record import HttpRecorder
+from ._http_record import HttpRecorder, sign_in_refusal
 from ._pool import ServerPool
 from ._router import ToolRouter
 from ._tasks import TaskPolling
@@ -150,7 +150,7 @@ class Connector:
         except Exception as error:
             refused = None if opened else recorder.refused(spec.url or spec.describe())
             if refused is not None:  # one error naming the server, the status and its challenge, not a group
-                raise refused from error
+                raise (sign_in_refusal(error) or refused) from error
             if not opened and spec.url is not None and (cause := _unreachable(error)) is not None:
                 address = urlsplit(spec.url).netloc
                 why = _("nothing answers at {address} ({cause}); check that the server runs and that its URL is right")
