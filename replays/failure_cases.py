@@ -77,10 +77,20 @@ def _environment(**values: str) -> Iterator[None]:
 _NO_PROXY_THERE = "http://127.0.0.1:9"  # the discard port: nothing listens, as for a proxy out of reach
 
 
-async def behind_a_proxy(transport: str) -> Replay:
-    """`HTTP_PROXY`/`HTTPS_PROXY` set, as on a school network, and the lab's own server on 127.0.0.1."""
+_NO_SOCKS_PROXY_THERE = "socks5://127.0.0.1:9"
+"""A SOCKS proxy, which httpx can use only with a package the lab does not install (socksio)."""
+
+
+async def behind_a_proxy(transport: str, every: str = _NO_PROXY_THERE) -> Replay:
+    """`HTTP_PROXY`/`HTTPS_PROXY` set, as on a school network (and `ALL_PROXY` to `every`), and the lab's own server
+    on 127.0.0.1."""
     with _environment(
-        HTTP_PROXY=_NO_PROXY_THERE, HTTPS_PROXY=_NO_PROXY_THERE, http_proxy=_NO_PROXY_THERE, https_proxy=_NO_PROXY_THERE
+        HTTP_PROXY=_NO_PROXY_THERE,
+        HTTPS_PROXY=_NO_PROXY_THERE,
+        http_proxy=_NO_PROXY_THERE,
+        https_proxy=_NO_PROXY_THERE,
+        ALL_PROXY=every,
+        all_proxy=every,
     ):
         return await _calls(ServerSpec("logs", transport=transport), ("query_errors", LOGS_ARGS), policy=READ_LOGS)
 
@@ -415,6 +425,7 @@ CASES = {
     "a tool raises: the cause shown to the learner": lambda _: tool_raises(),
     "stray print() on a stdio server's stdout": lambda _: stray_print(),
     "HTTP_PROXY set, lab server over HTTP": lambda _: behind_a_proxy("http"),
+    "ALL_PROXY=socks5://, lab server over HTTP": lambda _: behind_a_proxy("http", _NO_SOCKS_PROXY_THERE),
     "HTTP_PROXY set, NO_PROXY given to a server": lambda _: proxy_variables_passed_on(),
     "log store corrupt": lambda folder: damaged_store(folder, "corrupt"),
     "log store locked": lambda folder: damaged_store(folder, "locked"),

@@ -18,6 +18,7 @@ from pydantic import AnyUrl
 
 from .._i18n import _
 from ..errors import AuthError
+from ..processes import direct_to_loopback
 from ..trace import Kind, Trace
 from ._connector import FORM_ABOUT, Elicitor
 from ._http_record import AuthorizationRefused
@@ -228,7 +229,7 @@ async def _browse(server: str, authorization_url: str, user: str | None, trace: 
     (None: deny), up to the redirect back to the host, whose query is returned (code and state, or error).
     An authorization server that redirects back at once (it asks nothing itself) gets no consent page answered;
     one that answers with an OAuth error instead of a page is `AuthorizationRefused`, its reason recorded."""
-    async with httpx2.AsyncClient(timeout=10.0) as browser:
+    async with httpx2.AsyncClient(timeout=10.0, **direct_to_loopback(authorization_url)) as browser:
         answer = await _until_back(browser, browser.build_request("GET", authorization_url))
         if answer.is_client_error:
             _refused(server, answer, trace)
