@@ -41,7 +41,7 @@ START := $(if $(filter zh%,$(LANG)),zh-CN/notebooks/00_start_here.ipynb,notebook
 lab: $(STAMP) $(LAB_SETTINGS)
 	$(VENV)/bin/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. --LabApp.default_url=/labkit/open/$(START)
 
-# The tests (two halves) and the notebooks (English, Chinese) as four pytest runs side by side; each prints
+# The tests (four suites) and the notebooks (English, Chinese) as six pytest runs, four at a time; each prints
 # its command. `make test SUITES="notebooks notebooks-zh-CN"` runs only the suites named; CI adds `browser`.
 test: $(STAMP)
 	$(PY) tools/run_tests.py $(SUITES)

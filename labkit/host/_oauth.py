@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -40,6 +41,17 @@ _CLIENT_METADATA = OAuthClientMetadata(
     grant_types=["authorization_code", "refresh_token"],
     response_types=["code"],
 )
+
+
+class _ReportedByTheHost(logging.Filter):
+    """The SDK's OAuth client logs a failed sign-in with its traceback on the host's stderr, then raises it again: a
+    sign-in the host itself ended (declined, refused by the authorization server) is one clear error, said once."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], AuthError))
+
+
+logging.getLogger("mcp.client.auth.oauth2").addFilter(_ReportedByTheHost())
 
 
 def client_metadata_document(url: str) -> dict[str, Any]:
