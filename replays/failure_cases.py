@@ -142,10 +142,11 @@ mcp.run()
 """
 
 
-async def learners_file_shadows_an_import(folder: Path, warm: bool) -> Replay:
-    """A learner's server beside a file of theirs named `mcp.py`, started warm (forked) or cold."""
+async def learners_file_shadows_an_import(folder: Path, warm: bool, name: str = "mcp.py") -> Replay:
+    """A learner's server beside a file of theirs named `name` (`mcp.py`; `selectors.py`, a module the standard
+    library imports deep down), started warm (forked) or cold."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "mcp.py").write_text("# my notes on the Model Context Protocol\n")
+    (folder / name).write_text("# my notes on the Model Context Protocol\nimport os, sys, io, selectors\n")
     (folder / "server.py").write_text(_LEARNERS_SERVER)
     with _environment(LABKIT_WARM_START="1" if warm else "0"):
         return await _calls(

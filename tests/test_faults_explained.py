@@ -89,6 +89,17 @@ async def test_a_learners_file_that_shadows_an_import_fails_warm_as_it_fails_col
     assert warm.error.stderr.splitlines()[-1] == cold.error.stderr.splitlines()[-1]
 
 
+async def test_a_learners_file_named_like_a_module_the_standard_library_imports_is_named_in_the_error(
+    tmp_path: Path,
+) -> None:
+    """`selectors.py`: the error is raised far from it (a circular import in importlib.metadata), and the frame that
+    names the learner's file is above the last lines of the traceback."""
+    with anyio.fail_after(LIMIT):
+        replay = await cases.learners_file_shadows_an_import(tmp_path, warm=False, name="selectors.py")
+    assert isinstance(replay.error, ServerStartError), replay.results
+    assert str(tmp_path / "selectors.py") in replay.error.stderr, replay.error.stderr
+
+
 needs_private_mounts = pytest.mark.skipif(not cases.can_mount_privately(), reason="no private mount namespaces here")
 
 
