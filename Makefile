@@ -18,8 +18,9 @@ $(STAMP): requirements.txt pyproject.toml Makefile binder/lab_environment.sh
 	bash binder/lab_environment.sh $(PY)
 	touch $(STAMP)
 
-# The lab's JupyterLab settings (no news pop-ups; notebooks before other files), where JupyterLab reads
-# them: the same file Binder's postBuild installs.
+# The lab's JupyterLab settings (no news pop-ups; notebooks before other files; widgets' messages on the kernel's
+# main shell, not a subshell of their own: a subshell's every message reported the kernel idle while a cell waited on
+# a form, and after an interrupt still ran), where JupyterLab reads them: the same file Binder's postBuild installs.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 
 $(LAB_SETTINGS): binder/overrides.json | $(STAMP)
@@ -38,7 +39,7 @@ START := $(if $(filter zh%,$(LANG)),zh-CN/notebooks/00_start_here.ipynb,notebook
 lab: $(STAMP) $(LAB_SETTINGS)
 	$(VENV)/bin/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. --LabApp.default_url=/labkit/open/$(START)
 
-# The tests (two halves) and the notebooks (English, Chinese) as four pytest runs side by side; each prints
+# The tests (four suites) and the notebooks (English, Chinese) as six pytest runs, four at a time; each prints
 # its command. `make test SUITES="notebooks notebooks-zh-CN"` runs only the suites named; CI adds `browser`.
 test: $(STAMP)
 	$(PY) tools/run_tests.py $(SUITES)

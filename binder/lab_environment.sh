@@ -8,6 +8,6 @@ prefix=$("$python" -c 'import sys; print(sys.prefix)')
 "$python" -m labkit._warm_kernels
 # /labkit/open/<lesson> (the badges' urlpath): JupyterLab in the edition's language, at that lesson
 "$python" -m labkit._lab_edition
-# no "get notified about Jupyter news?" or update pop-ups in the classroom
+# no "get notified about Jupyter news?" or update pop-ups in the classroom; the kernel busy while a form waits (see Makefile)
 mkdir -p "$prefix/share/jupyter/lab/settings"
 cp "$(dirname "$0")/overrides.json" "$prefix/share/jupyter/lab/settings/overrides.json"

@@ -28,6 +28,7 @@ from ._forms import url_consent
 from ._http_record import HttpRecorder, sign_in_refusal
 from ._pool import ServerPool
 from ._router import ToolRouter
+from ._tasks import TaskPolling
 from ._tool_listing import on_tools_changed, tools_changed_stream
 from ._transports import http_transport, sse_transport, stdio_transport
 
@@ -55,6 +56,7 @@ class Connector:
         elicit: Elicitor | None,
         input_required_max_rounds: int,
         roots: tuple[Path, ...] = (),
+        tasks: bool = False,
     ) -> None:
         if era not in ERAS:
             raise ValueError(f"era must be one of {sorted(ERAS)}, not {era!r}")
@@ -62,6 +64,7 @@ class Connector:
         self.era, self.elicit = era, elicit
         self.input_required_max_rounds = input_required_max_rounds
         self.roots = roots
+        self.tasks = tasks
         self.sign_in: Any = None
         """A `SignIn` (notebook 09): the host signs in to protected HTTP servers through the SDK's OAuth client."""
         """The folders the host offers servers as `roots` (none: the capability is not declared)."""
@@ -139,6 +142,7 @@ class Connector:
                 input_required_max_rounds=self.input_required_max_rounds,
                 list_roots_callback=self.on_list_roots if self.roots else None,
                 message_handler=on_tools_changed(changed),
+                extensions=[TaskPolling()] if self.tasks else [],
             ) as client:
                 opened = True
                 async with tools_changed_stream(client, changed):
