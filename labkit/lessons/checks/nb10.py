@@ -11,7 +11,7 @@ from labkit._i18n import N_, _
 from servers._wiring import data_dir
 
 from ...host import stdio_transport
-from ...trace import Trace
+from ...trace import Kind, Trace
 from .._exercises import register, run_sync
 from .._tool_eval import EvalCase, load_eval_set, run_tool_eval, server_tools
 
@@ -142,8 +142,8 @@ def check_job_result(state: Any) -> str | None:
 def check_task_run(trace: Any) -> str | None:
     if not isinstance(trace, Trace):
         return _("pass the labkit.Trace the host recorded the archive_orders call into.")
-    responses = {e.payload.get("id"): e.payload for e in trace.of_kind("jsonrpc.response")}
-    requests = [e.payload for e in trace.of_kind("jsonrpc.request")]
+    responses = {e.payload.get("id"): e.payload for e in trace.of_kind(Kind.JSONRPC_RESPONSE)}
+    requests = [e.payload for e in trace.of_kind(Kind.JSONRPC_REQUEST)]
     calls = [r for r in requests if r.get("method") == "tools/call"]
     created = [responses[r["id"]].get("result") or {} for r in calls if r["id"] in responses]
     tasks = [c["taskId"] for c in created if c.get("resultType") == "task"]
