@@ -1,4 +1,4 @@
-"""Figure 9: the fault cases of issue 18 replayed (`tests/fault_cases.py`): outcome, wall time and processes left."""
+"""Figure 9: the fault cases of issue 18 replayed (`replays/fault_cases.py`): outcome, wall time and processes left."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import psutil
 
 from labkit.host import ServerStartError
 from labkit.trace import Kind
-from tests.failure_cases import CASES as EXPLAINED_CASES
-from tests.fault_cases import CASES, LIMIT, Replay
-from tests.leftovers import SESSION_MARK, our_processes
+from replays.failure_cases import CASES as EXPLAINED_CASES
+from replays.fault_cases import CASES, LIMIT, Replay
+from replays.leftovers import SESSION_MARK, our_processes
 
 __all__ = ["measure_faults", "outcome_of"]
 

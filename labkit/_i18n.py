@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from labkit.errors import ConfigError
+from labkit.server_contract import LANGUAGE_ENV
 
 __all__ = ["LANGUAGES", "N_", "_", "folder_language", "in_language", "language", "ngettext"]
 
@@ -35,11 +36,13 @@ _CHINESE_FOLDER = "zh-CN"
 
 def language() -> str:
     """The language labkit speaks: `LABKIT_LANG` if set, else zh_CN in the `zh-CN/` tree, else en (notebook 00)."""
-    chosen = os.environ.get("LABKIT_LANG", "").strip()
+    chosen = os.environ.get(LANGUAGE_ENV, "").strip()
     if chosen:
         key = chosen.split(".")[0].replace("-", "_").lower()
         if key not in _ALIASES:
-            raise ConfigError(f"LABKIT_LANG={chosen!r} is not a language of the lab; use one of {', '.join(LANGUAGES)}")
+            raise ConfigError(
+                f"{LANGUAGE_ENV}={chosen!r} is not a language of the lab; use one of {', '.join(LANGUAGES)}"
+            )
         return _ALIASES[key]
     return _STARTED_IN
 

@@ -16,10 +16,10 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from pydantic import AnyHttpUrl
 
+from labkit.server_contract import AUTH_ISSUER_ENV
+
 __all__ = ["AUTH_ISSUER_ENV", "RESOURCE_URL_ENV", "auth_options", "required_scope", "scoped_tools"]
 
-AUTH_ISSUER_ENV = "LABKIT_AUTH_ISSUER"
-"""The authorization server a lab server trusts; unset, the server is not protected."""
 RESOURCE_URL_ENV = "LABKIT_RESOURCE_URL"
 """This server's own URL, the audience its tokens must name (RFC 8707); set by `run` from its port."""
 

@@ -6,9 +6,10 @@ import json
 import os
 from typing import Any, Literal
 
+from labkit.server_contract import EVENTS_FILE_ENV
+
 __all__ = ["EVENTS_FILE_ENV", "ReportedKind", "report"]
 
-EVENTS_FILE_ENV = "LABKIT_EVENTS_FILE"
 
 # The kinds a server reports, spelled as the host's `labkit.trace.Kind` spells them (tests/test_vocabulary.py checks):
 # servers stand on the SDK and the standard library, so they name the few they need here rather than import labkit.

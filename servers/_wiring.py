@@ -34,6 +34,14 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from labkit.server_contract import (
+    DATA_DIR_ENV,
+    HOST_SECRET_ENV,
+    MAX_RESULT_BYTES_ENV,
+    REQUEST_STATE_KEY_ENV,
+    REQUEST_STATE_TTL_ENV,
+)
+from servers.i18n import _
 from servers.systems._sqlite import StoreUnavailable
 
 from ._protected import RESOURCE_URL_ENV, auth_options, scoped_tools
@@ -57,16 +65,10 @@ __all__ = [
     "run",
 ]
 
-DATA_DIR_ENV = "LABKIT_DATA_DIR"
-HOST_SECRET_ENV = "LABKIT_HOST_SECRET"
-"""Set by the host that starts a server with `--http`: a request whose URL lacks it (`?host_secret=`) is refused."""
 HOST_SECRET_PARAM = "host_secret"
-REQUEST_STATE_KEY_ENV = "LABKIT_REQUEST_STATE_KEY"
-REQUEST_STATE_TTL_ENV = "LABKIT_REQUEST_STATE_TTL"
 RESOURCE_NOT_FOUND_2025 = -32002
 """2025-11-25's own code for a missing resource; 2026-07-28 retired it in favour of -32602 (SEP-2164)."""
 TOOLS_LIST_TTL_MS = 300_000
-MAX_RESULT_BYTES_ENV = "LABKIT_MAX_RESULT_BYTES"
 MAX_RESULT_BYTES = 4 * 1024 * 1024
 """The most a lab server sends as one tool result (JSON bytes), unless `LABKIT_MAX_RESULT_BYTES` says otherwise."""
 """How long a client may reuse a `tools/list` result: the tool lists never change while a server runs."""
@@ -75,9 +77,13 @@ _REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def data_dir() -> Path:
-    """Where the business systems live: `$LABKIT_DATA_DIR`, else `<repo>/data`; made on first use (notebook 01)."""
+    """Where the business systems live: `$LABKIT_DATA_DIR`, else `<repo>/data`; made on first use (notebook 01).
+
+    Made for its owner alone (0700): on a machine shared by a room, another learner cannot read its data, whatever
+    the folders above it allow.
+    """
     folder = Path(os.environ.get(DATA_DIR_ENV) or _REPO_ROOT / "data")
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     return folder
 
 
@@ -126,7 +132,9 @@ def missing_form_elicitation(question: str) -> MCPError:
     data = MissingRequiredClientCapabilityErrorData(required_capabilities=required)
     return MCPError(
         code=MISSING_REQUIRED_CLIENT_CAPABILITY,
-        message=f"the client did not declare the form elicitation capability this call needs to ask: {question}",
+        message=_(
+            "the client did not declare the form elicitation capability this call needs to ask: {question}"
+        ).format(question=question),
         data=data.model_dump(by_alias=True, mode="json", exclude_none=True),
     )
 

@@ -253,7 +253,7 @@ def build_server() -> MCPServer:
             "server",
             "system",
             "server.render",
-            f"renders the {service} chart and saves it in the {space} space",
+            _("renders the {service} chart and saves it in the {space} space").format(service=service, space=space),
             {"space": space, "path": path, "bytes": len(png)},
         )
         busiest = peak(points)

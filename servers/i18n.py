@@ -7,10 +7,10 @@ import gettext
 import os
 from pathlib import Path
 
+from labkit.server_contract import LANGUAGE_ENV
+
 __all__ = ["LANGUAGE_ENV", "N_", "_"]
 
-LANGUAGE_ENV = "LABKIT_LANG"
-"""The host sets it for each lab server it starts (`labkit.host.server_env`): `en` or `zh_CN`."""
 _LOCALE_DIR = Path(__file__).resolve().parent.parent / "labkit" / "locale"
 
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from servers._report import report
 from servers._wiring import caller_name, data_dir, foreseen_failures, new_server, run
+from servers.i18n import _
 from servers.systems.log_store import (
     SERVICE_HELP,
     SINCE_HELP,
@@ -135,12 +136,14 @@ def build_server(allowed_services: Collection[str] | None = None, rate_limit: in
         if service not in readable:
             problem = f"caller {caller!r} may not read" if service in known else "unknown service"
             raise ToolError(f"{problem} {service!r}; services you can read: {', '.join(readable)}")
-        window = f"{format_hour(start)} to {format_hour(end)}"
+        window = _("{start} to {end}").format(start=format_hour(start), end=format_hour(end))
         report(
             "server",
             "system",
             "server.query",
-            f"input, caller {caller!r} and rate checked; asks the log store for {service} errors {window}",
+            _("input, caller {caller!r} and rate checked; asks the log store for {service} errors {window}").format(
+                caller=caller, service=service, window=window
+            ),
             {"service": service, "since": since, "until": until, "caller": caller},
         )
         with foreseen_failures():
@@ -149,7 +152,13 @@ def build_server(allowed_services: Collection[str] | None = None, rate_limit: in
             "system",
             "server",
             "system.answer",
-            f"log store: {found.total} {service} errors {window}, peak {found.peak_hour} ({found.peak_errors})",
+            _("log store: {total} {service} errors {window}, peak {peak_hour} ({peak_errors})").format(
+                total=found.total,
+                service=service,
+                window=window,
+                peak_hour=found.peak_hour,
+                peak_errors=found.peak_errors,
+            ),
             {"total": found.total, "peak_hour": found.peak_hour},
         )
         return CallToolResult(

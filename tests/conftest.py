@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.leftovers import SESSION_MARK, our_processes
+from replays.leftovers import SESSION_MARK, our_processes
 
 # Every process a test starts with the test's environment inherits this mark, so one that outlives its test is
 # found even after it was re-parented away from pytest.

@@ -20,7 +20,7 @@ from labkit.host import load_config, read_config, server_env
 from labkit.processes import free_port, network_env
 
 REPO = Path(__file__).resolve().parents[1]
-ENV_SERVER = str(REPO / "tests" / "env_server.py")
+ENV_SERVER = str(REPO / "replays" / "env_server.py")
 ROOTS_SERVER = str(REPO / "tests" / "roots_server.py")
 ALLOW = GatePolicy(approve_all=True)
 

@@ -1,6 +1,6 @@
 """The fault suite: each fault replayed against real server processes, under a hard limit, with no process left.
 
-The cases themselves are in `tests/fault_cases.py` (shared with `python -m benchmarks --only faults`).
+The cases themselves are in `replays/fault_cases.py` (shared with `python -m benchmarks --only faults`).
 Every test here runs under `anyio.fail_after` (a hang guard, not a timing claim); the `_no_orphans`
 fixture in conftest.py fails any test that leaves a server running.
 """
@@ -17,8 +17,8 @@ import pytest
 
 from labkit.host import ServerStartError, free_port
 from labkit.trace import Trace
-from tests import fault_cases as cases
-from tests.fault_cases import LIMIT, MUTE, SILENT, TALKS_THEN_HANGS, server_processes
+from replays import fault_cases as cases
+from replays.fault_cases import LIMIT, MUTE, SILENT, TALKS_THEN_HANGS, server_processes
 
 TRANSPORTS = ["stdio", "http"]
 

@@ -1,5 +1,5 @@
 """Issue 36's faults against real processes: the cause reaches the learner and not the model, a busy machine is given
-time and named, and an environment that is not ours (a proxy) changes nothing. Cases: `tests/failure_cases.py`."""
+time and named, and an environment that is not ours (a proxy) changes nothing. Cases: `replays/failure_cases.py`."""
 
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ from labkit.host import ServerStartError
 from labkit.host._server_output import STRAY_STDOUT_FIX
 from labkit.processes._spec import REPO_ROOT
 from labkit.trace import Kind
-from tests import failure_cases as cases
-from tests import fault_cases
-from tests.fault_cases import LIMIT, command_line
+from replays import failure_cases as cases
+from replays import fault_cases
+from replays.fault_cases import LIMIT, command_line
 
 needs_taskset = pytest.mark.skipif(shutil.which("taskset") is None, reason="taskset (util-linux) is not installed")
 
@@ -117,9 +117,15 @@ def test_a_store_on_a_full_disk_is_a_tool_error_naming_the_full_disk(tmp_path: P
 def test_a_chart_whose_labels_no_font_can_draw_is_a_tool_error_and_nothing_is_saved(tmp_path: Path) -> None:
     """On a machine without a CJK font the Chinese chart is refused with the font to install; the English one, whose
     characters the fonts matplotlib ships can draw, is drawn and saved there as anywhere."""
+    from matplotlib import get_cachedir
+
+    # The user's font list, which every other chart on this machine reads (it is written on first use if missing).
+    users_font_lists = {path: path.read_bytes() for path in Path(get_cachedir()).glob("fontlist-*.json")}
     chinese = cases.chart_without_a_cjk_font(tmp_path / "zh", "zh_CN")
     english = cases.chart_without_a_cjk_font(tmp_path / "en", "en")
     assert chinese.error is None and english.error is None, (chinese.error, english.error)
+    # Left as it was: a font list built without the system fonts, written there, broke every Chinese chart after it.
+    assert {path: path.read_bytes() for path in users_font_lists} == users_font_lists
     [refused], [drawn] = chinese.results, english.results
     assert refused.is_error and "fonts-noto-cjk" in refused.text and "LABKIT_LANG=en" in refused.text
     assert not list((tmp_path / "zh" / "data").rglob("*.png"))

@@ -1,6 +1,6 @@
-"""Faults of a stdio server nobody here wrote (`tests/foreign_server.py`): each a clear error, bounded, no process left.
+"""Faults of a stdio server nobody here wrote (`replays/foreign_server.py`): a clear error each, bounded, no orphan.
 
-The cases are in `tests/fault_cases.py`. Every test runs under `anyio.fail_after` (a hang guard, not a
+The cases are in `replays/fault_cases.py`. Every test runs under `anyio.fail_after` (a hang guard, not a
 timing claim); the `_no_orphans` fixture in conftest.py fails any test that leaves a server running.
 """
 
@@ -14,7 +14,7 @@ import pytest
 from labkit.host import MAX_RESULT_BYTES_ENV, Host, ServerMessageTooLarge, ServerStartError, max_message_bytes
 from labkit.processes._message_limit import DEFAULT_MAX_RESULT_BYTES
 from labkit.trace import Trace
-from tests.fault_cases import LIMIT, foreign, huge_result, restart_stuck
+from replays.fault_cases import LIMIT, foreign, huge_result, restart_stuck
 
 
 async def test_a_restart_that_times_out_shows_the_end_of_what_the_server_wrote_to_stderr(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from labkit.host import model_client
 from labkit.trace import Trace
-from tests.fault_cases import model_never_answers
+from replays.fault_cases import model_never_answers
 
 LIMIT = 60
 ANSWERS = {

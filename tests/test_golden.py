@@ -10,12 +10,11 @@ import difflib
 import json
 import os
 import re
-from pathlib import Path
 from typing import Any
 
 from labkit.lessons import run_scenario
+from tests.recorded import GOLDEN
 
-GOLDEN = Path(__file__).resolve().parent / "golden" / "canonical.json"
 _SEALED_STATE = re.compile(r"v1\.[A-Za-z0-9_-]{40,}")
 _VOLATILE_HEADERS = {
     "x-stainless-os",

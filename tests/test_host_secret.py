@@ -1,12 +1,16 @@
-"""A lab HTTP server answers only the host that started it: its URL carries a secret no other process was given."""
+"""Learners sharing a machine: a lab HTTP server answers only the host that started it (its URL carries a secret no
+other process was given), and the business systems a server makes are its owner's alone."""
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 import httpx2
 import psutil
+import pytest
 from mcp import Client
 
 from labkit import Host, ServerSpec, Trace
@@ -47,3 +51,16 @@ async def test_a_host_reaches_the_lab_http_servers_it_starts_as_it_reaches_them_
         async with Host(Trace(), [spec]) as host:
             listed[transport] = sorted(tool.name for tool in host.tools)
     assert listed["http"] == listed["stdio"] != []
+
+
+def test_the_data_folder_a_server_makes_is_its_owners_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from servers._wiring import data_dir
+
+    folder = tmp_path / "home" / ".mcp-lab-data"
+    monkeypatch.setenv("LABKIT_DATA_DIR", str(folder))
+    lenient = os.umask(0o022)  # the default, under which files and folders are readable by every user
+    try:
+        assert data_dir() == folder
+    finally:
+        os.umask(lenient)
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700

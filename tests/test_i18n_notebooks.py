@@ -140,3 +140,120 @@ def test_lines_wrapped_inside_chinese_text_are_joined_and_nothing_else() -> None
     assert i18n._unwrap("调用 MCP\n服务端") == "调用 MCP\n服务端", "a break after Latin text is a space anyway"
     assert i18n._unwrap("步骤：\n- 第一步\n- 第二步") == "步骤：\n- 第一步\n- 第二步", "list items stay lines"
     assert i18n._unwrap("```\n# 注释，\n代码\n```") == "```\n# 注释，\n代码\n```", "code blocks stay as written"
+
+
+def test_a_rebuild_keeps_the_outputs_only_when_just_the_prose_changed() -> None:
+    def notebook(markdown: str, code: str) -> nbformat.NotebookNode:
+        return nbformat.v4.new_notebook(
+            cells=[nbformat.v4.new_markdown_cell(markdown), nbformat.v4.new_code_cell(code)], metadata={}
+        )
+
+    executed = notebook("# 标题", "print(1)")
+    executed.cells[1].outputs = [nbformat.v4.new_output("stream", text="1\n")]
+    executed.cells[1].execution_count = 1
+    reworded = notebook("# 新标题", "print(1)")
+    assert i18n.keep_outputs(executed, reworded)
+    assert reworded.cells[1].outputs == executed.cells[1].outputs and reworded.cells[0].source == "# 新标题"
+    recoded = notebook("# 标题", "print(2)")
+    assert not i18n.keep_outputs(executed, recoded)
+    assert recoded.cells[1].outputs == []
+
+
+# An English sentence in an output, whatever printed it (labkit, a server, a business system, the simulated model):
+# four words or more, one space apart (a table's header row puts two or more spaces between its column names).
+_ENGLISH_SENTENCE = re.compile(r"\b[A-Za-z][a-z]+(?:[,;:]? [A-Za-z][a-z]+\b[.?!]?){3,}")
+_CHINESE_WORDS = re.compile(r"[\u4e00-\u9fff]{2,}")
+# What may stay English, and why (the glossary's last paragraph says the same to the learner):
+_MAY_STAY_ENGLISH = (
+    # text the simulated model reads, which it reads only in English: tool descriptions and results, the weekly
+    # report prompt, the order policy, the attacks' tasks and payloads, and the model's own decision notes
+    re.compile(
+        r"description|Add two integers|IMPORTANT|[Bb]efore (?:using|calling)|Deploy|deploy|the tool will not"
+        r"|Saved the order-service|Already saved|Write the weekly order report|[Oo]rder policy|orders? (?:above|"
+        r"still|leave)|paid orders|customer may|goods may|Tell me the fact|Search the docs|Send a message|"
+        r"Read my notes|AI agents reading|Assistant:|obeying|the user's task needs|untrusted-data markers|"
+        r"[Ss]ummarise|[Tt]ranslate a text|Why did order-service errors rise since|Do not mention"
+    ),
+    # identifiers: the scanner's rule names, the defences' names, an audit record's outcome codes, a dataclass repr
+    re.compile(
+        r"(?:[a-z][a-z_-]+, ){3,}[a-z][a-z_-]+|: (?:blocked|denied|allowed|approved), (?:not )?sent|"
+        r"^Confinement\("
+    ),
+    # Mermaid's own syntax in a diagram's source (`participant host as Host`)
+    re.compile(r"^\s*(?:participant \w+ as|Note over)"),
+    # business data: the log store's error messages, the SQLite rows
+    re.compile(r"db pool exhausted|connection (?:refused|reset)|timed out|upstream|payment gateway"),
+)
+
+
+def english_sentence_lines(notebook: nbformat.NotebookNode) -> tuple[list[str], int]:
+    """The output lines holding an English sentence, and how many output lines hold a sentence in either language.
+
+    A table's column names are field names the learner's code indexes, and a docstring (`help()`, `getdoc`) is the
+    code's own text: neither counts."""
+    english, sentences = [], 0
+    for cell in notebook.cells:
+        if re.search(r"^help\(|getdoc\(|__doc__", cell.get("source", "").lstrip()):
+            continue
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            columns = sorted(
+                {
+                    html.unescape(name).strip()
+                    for name in re.findall(r"<th[^>]*>(.*?)</th>", str(data.get("text/html", "")), re.S)
+                },
+                key=len,
+            )
+            for line in str(output.get("text") or data.get("text/plain") or "").splitlines():
+                for column in reversed(columns):
+                    line = line.replace(column, " ") if column else line
+                found = _ENGLISH_SENTENCE.search(line)
+                sentences += bool(found or _CHINESE_WORDS.search(line))
+                if found:
+                    english.append(line.strip())
+    return english, sentences
+
+
+def unexplained_english(lines: list[str]) -> list[str]:
+    return [line for line in lines if not any(reason.search(line) for reason in _MAY_STAY_ENGLISH)]
+
+
+# The lessons whose outputs have been made Chinese end to end; 01, 02, 05, 06 and 08 still print English the model
+# reads (01's and 06's questions, 02's policy) and English of their own, to be added here as each is done.
+_CHINESE_END_TO_END = [path for path in CHINESE if path.name[:2] in ("00", "03", "04", "07")]
+
+
+@pytest.mark.parametrize("path", _CHINESE_END_TO_END, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_chinese_notebook_prints_no_english_sentence_from_any_source(path: Path) -> None:
+    english, _sentences = english_sentence_lines(nbformat.read(path, as_version=4))
+    assert unexplained_english(english) == []
+
+
+def test_the_english_sentence_check_finds_a_server_summary_and_spares_a_table_header() -> None:
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(
+                outputs=[
+                    nbformat.v4.new_output(
+                        "stream",
+                        text="    round  from    to  kind  \\\n14   renders the order-service chart and saves it in "
+                        "the personal space\n15   日志库：order-service 共 401 个报错\n",
+                    )
+                ]
+            )
+        ]
+    )
+    english, sentences = english_sentence_lines(notebook)
+    assert english == ["14   renders the order-service chart and saves it in the personal space"] and sentences == 2
+    assert unexplained_english(english) == english
+
+
+@pytest.mark.parametrize("path", CHINESE + ENGLISH, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_output_shows_a_character_as_an_escape(path: Path) -> None:
+    """JSON shown to a learner keeps its characters (`ensure_ascii=False`): `\\u628a` is unreadable."""
+    escaped = [
+        m.group(0)
+        for m in re.finditer(r"\\u([0-9a-fA-F]{4})", _outputs_text(nbformat.read(path, as_version=4)))
+        if int(m.group(1), 16) >= 0x80
+    ]
+    assert escaped == []

@@ -69,6 +69,17 @@ def test_no_wing_imports_a_wing_above_it() -> None:
     assert upward == []
 
 
+def test_benchmarks_import_no_tests_and_the_fault_replays_they_share_import_neither() -> None:
+    crossing = [
+        f"{path.relative_to(ROOT)} imports {module}"
+        for mine, theirs in (("benchmarks", "tests"), ("replays", "tests"), ("replays", "benchmarks"))
+        for path in sorted((ROOT / mine).rglob("*.py"))
+        for module in _imports(path)
+        if module == theirs or module.startswith(f"{theirs}.")
+    ]
+    assert crossing == []
+
+
 def test_only_the_lessons_know_the_lab_servers() -> None:
     leaks = [
         f"{p.relative_to(ROOT)} imports {m}"
@@ -181,12 +192,36 @@ def test_the_kernel_provisioner_loads_neither_the_host_nor_the_sdk() -> None:
     assert [m for m in loaded if m == "mcp" or m.startswith(("mcp.", "labkit.host", "labkit.lessons"))] == []
 
 
-def test_the_lab_servers_import_nothing_of_labkit() -> None:
-    """A server speaks the learner's language through `servers/i18n.py`, which stands on the standard library."""
+CONTRACT = "labkit.server_contract"
+
+
+def test_the_lab_servers_import_nothing_of_labkit_but_the_environment_contract() -> None:
+    """A server speaks the learner's language through `servers/i18n.py`, which stands on the standard library, and
+    reads the host's variables by the names `labkit/server_contract.py` gives them."""
     importers = [
         f"{p.relative_to(ROOT)} imports {m}"
         for p in sorted((ROOT / "servers").rglob("*.py"))
         for m in _imports(p)
-        if m == "labkit" or m.startswith("labkit.")
+        if (m == "labkit" or m.startswith("labkit.")) and not (m == CONTRACT or m.startswith(f"{CONTRACT}."))
     ]
     assert importers == []
+
+
+def test_the_environment_contract_loads_nothing_of_labkit_and_only_the_standard_library() -> None:
+    assert {m for m in _loaded_after(f"import {CONTRACT}") if m.startswith("labkit")} == {"labkit", CONTRACT}
+    foreign = [m for m in _imports(LABKIT / "server_contract.py") if m.partition(".")[0] not in sys.stdlib_module_names]
+    assert foreign == []
+
+
+def test_each_contract_variable_is_spelled_in_the_contract_alone() -> None:
+    import labkit.server_contract as contract
+
+    names = {getattr(contract, name) for name in contract.__all__}
+    spelled = [
+        f"{path.relative_to(ROOT)}: {node.value!r}"
+        for path in sorted([*SOURCES, *(ROOT / "servers").rglob("*.py")])
+        if path != LABKIT / "server_contract.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and node.value in names
+    ]
+    assert spelled == []

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from mcp import Client
@@ -16,18 +15,15 @@ from mcp.shared.exceptions import MCPError
 
 from labkit.host import stdio_transport
 from labkit.lessons import run_scenario
-from labkit.trace import Event, Trace, export_otlp, save_otlp, to_otlp
+from labkit.trace import Trace, export_otlp, save_otlp, to_otlp
+from tests.recorded import canonical_trace
 
 START = 1_793_318_400_000_000_000  # 2026-10-30T00:00:00Z, so the file is the same on every run
 
 
-GOLDEN = Path(__file__).resolve().parent / "golden" / "canonical.json"
-
-
 @pytest.fixture(scope="module")
 def canonical() -> Trace:
-    """The recorded canonical run; the golden copy drops times, so here its events are a millisecond apart."""
-    return Trace([Event(**event, t=event["seq"] / 1000) for event in json.loads(GOLDEN.read_text(encoding="utf-8"))])
+    return canonical_trace()
 
 
 def _model(trace: Trace) -> str:

@@ -160,7 +160,13 @@ def test_a_recorded_kind_or_outcome_is_plain_data() -> None:
 
 
 @pytest.mark.parametrize(
-    ("variable", "value"), [("LABKIT_LANG", "fr_FR"), ("LABKIT_TIME_SCALE", "fast"), ("LABKIT_MODEL", "gemini")]
+    ("variable", "value"),
+    [
+        ("LABKIT_LANG", "fr_FR"),
+        ("LABKIT_TIME_SCALE", "fast"),
+        ("LABKIT_MODEL", "gemini"),
+        ("LABKIT_MAX_RESULT_BYTES", "4MB"),
+    ],
 )
 def test_a_setting_the_lab_cannot_use_is_a_config_error_naming_it(
     variable: str, value: str, monkeypatch: pytest.MonkeyPatch
@@ -168,8 +174,14 @@ def test_a_setting_the_lab_cannot_use_is_a_config_error_naming_it(
     from labkit._i18n import language
     from labkit._time_limits import time_scale
     from labkit.host import select_model
+    from labkit.processes import max_message_bytes
 
     monkeypatch.setenv(variable, value)
-    read = {"LABKIT_LANG": language, "LABKIT_TIME_SCALE": time_scale, "LABKIT_MODEL": select_model}[variable]
-    with pytest.raises(ConfigError, match=f"{variable}='{value}'"):
+    read = {
+        "LABKIT_LANG": language,
+        "LABKIT_TIME_SCALE": time_scale,
+        "LABKIT_MODEL": select_model,
+        "LABKIT_MAX_RESULT_BYTES": max_message_bytes,
+    }[variable]
+    with pytest.raises(ConfigError, match=f"{variable}.*'{value}'"):
         read()

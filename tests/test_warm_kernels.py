@@ -185,7 +185,7 @@ def test_a_server_of_a_forked_kernel_sees_what_a_cold_started_one_sees(warm: Non
     code = (
         "import json, os\nfrom mcp import Client\nfrom labkit import ServerSpec, Trace, stdio_transport\n"
         "async def started_with():\n"
-        "    async with Client(stdio_transport(ServerSpec('tests.env_server'), Trace())) as c:\n"
+        "    async with Client(stdio_transport(ServerSpec('replays.env_server'), Trace())) as c:\n"
         "        return (await c.call_tool('started_with', {'name': 'PYTHONPATH'})).structured_content\n"
         "warm = await started_with()\nos.environ['LABKIT_WARM_START'] = '0'\ncold = await started_with()\n"
         "print(json.dumps({k: (warm[k], cold[k]) for k in warm if k != 'pid' and warm[k] != cold[k]}))"

@@ -20,7 +20,7 @@ from labkit.host import REPO_ROOT, ServerSpec, http_server, stdio_params
 from labkit.processes._warm import WARM_START_ENV, warm_python_pid
 
 LIMIT = 60
-ENV_SERVER = "tests.env_server"
+ENV_SERVER = "replays.env_server"
 
 
 async def _started_with(spec: ServerSpec, name: str) -> dict[str, Any]:
@@ -56,7 +56,7 @@ async def test_each_forked_server_gets_its_own_environment_and_folder(tmp_path) 
 def _as_console_script(folder) -> ServerSpec:
     """The env server installed as `pip` installs a console script: an executable whose first line runs this Python."""
     script = folder / "env-server"
-    script.write_text(f"#!{sys.executable}\n" + (REPO_ROOT / "tests" / "env_server.py").read_text())
+    script.write_text(f"#!{sys.executable}\n" + (REPO_ROOT / "replays" / "env_server.py").read_text())
     script.chmod(0o755)
     path = f"{folder}{os.pathsep}{os.environ['PATH']}"
     return ServerSpec("own", command="env-server", args=("--flag",), env={"PATH": path})
@@ -70,7 +70,7 @@ async def test_a_script_run_by_this_python_is_forked_and_sees_what_a_cold_start_
         ServerSpec(
             "own",
             command=sys.executable,
-            args=(str(REPO_ROOT / "tests" / "env_server.py"), "--flag"),
+            args=(str(REPO_ROOT / "replays" / "env_server.py"), "--flag"),
             env={"LABKIT_LANG": "zh_CN"},
             cwd=str(tmp_path),
         )
@@ -141,10 +141,10 @@ def test_a_missing_script_gets_pythons_own_message() -> None:
         ServerSpec(
             "own",
             command=sys.executable,
-            args=(str(REPO_ROOT / "tests" / "env_server.py"),),
+            args=(str(REPO_ROOT / "replays" / "env_server.py"),),
             env={"PYTHONPATH": str(REPO_ROOT / "tests")},
         ),
-        ServerSpec("own", command=sys.executable, args=("-X", "dev", str(REPO_ROOT / "tests" / "env_server.py"))),
+        ServerSpec("own", command=sys.executable, args=("-X", "dev", str(REPO_ROOT / "replays" / "env_server.py"))),
     ],
     ids=["its own PYTHONPATH", "an option for Python"],
 )

@@ -255,6 +255,25 @@ def same_code(english: str, chinese: str) -> bool:
         return False
 
 
+def _code(notebook: nbformat.NotebookNode) -> list[tuple[str, str]]:
+    """Each cell's kind, with a code cell's source: what a notebook's outputs depend on."""
+    return [(cell.cell_type, cell.source if cell.cell_type == "code" else "") for cell in notebook.cells]
+
+
+def keep_outputs(previous: nbformat.NotebookNode, notebook: nbformat.NotebookNode) -> bool:
+    """Give `notebook` the outputs `previous` was executed with when only their prose differs (the same code in the
+    same cells made them); False, and `notebook` untouched, when any code differs."""
+    if _code(previous) != _code(notebook):
+        return False
+    for old, new in zip(previous.cells, notebook.cells, strict=True):
+        if new.cell_type == "code":
+            new.outputs, new.execution_count, new.metadata = old.outputs, old.execution_count, old.metadata
+        if "id" in old:
+            new.id = old.id
+    notebook.metadata = previous.metadata
+    return True
+
+
 def build() -> None:
     for source in english_notebooks():
         target = generated(source)
@@ -262,6 +281,10 @@ def build() -> None:
         if target.exists():  # keep the outputs of the last execution; the executor refreshes them
             previous = nbformat.read(target, as_version=4)
             if [c.source for c in previous.cells] == [c.source for c in notebook.cells]:
+                continue
+            if keep_outputs(previous, notebook):
+                nbformat.write(notebook, target)
+                print(f"wrote {target.relative_to(ROOT)} (its prose; the code and outputs are as executed)")
                 continue
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(notebook, target)

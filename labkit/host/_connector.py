@@ -20,6 +20,7 @@ from pydantic import FileUrl
 from .._i18n import _
 from .._time_limits import scaled
 from ..processes import LabTempDir, ServerSpec, http_server, longest
+from ..server_contract import EVENTS_FILE_ENV
 from ..trace import Kind, Meta, Outcome, Trace
 from ._connection import Turn
 from ._forms import url_consent
@@ -80,7 +81,7 @@ class Connector:
             self.pool.stderr[spec.name] = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - the pool closes it
         stderr = self.pool.stderr[spec.name]
         if spec.lab_server:
-            spec = replace(spec, env={**spec.env, "LABKIT_EVENTS_FILE": str(events)})
+            spec = replace(spec, env={**spec.env, EVENTS_FILE_ENV: str(events)})
         processes = ExitStack()
         recorder = HttpRecorder(self.trace, spec.name)
         opened = False

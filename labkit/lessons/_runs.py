@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
-from labkit._i18n import _
+from labkit._i18n import N_, _
 
 from ..host import (
     Api,
@@ -31,11 +31,13 @@ from ._model import make_client
 
 __all__ = ["SCENARIO_NAMES", "TASKS", "ScenarioRun", "run_scenario"]
 
+# The user's question, asked in the learner's language (seed 000's question in Chinese); the simulated model is told
+# its scenario by name, so it needs no English here.
 TASKS = {
-    "canonical": "Why did order-service errors rise last night? Make a trend chart.",
-    "ask-back": "Why did errors rise last night? Make a trend chart.",
-    "bad-since": "Why did order-service errors rise last night? Make a trend chart.",
-    "unknown-tool": "Why did order-service errors rise last night? Make a trend chart.",
+    "canonical": N_("Why did order-service errors rise last night? Make a trend chart."),
+    "ask-back": N_("Why did errors rise last night? Make a trend chart."),
+    "bad-since": N_("Why did order-service errors rise last night? Make a trend chart."),
+    "unknown-tool": N_("Why did order-service errors rise last night? Make a trend chart."),
 }
 SCENARIO_NAMES = tuple(TASKS)
 _SYSTEM = (
@@ -161,4 +163,4 @@ async def _run(
         or (scripted_answers("order-service") if elicit is None else None),  # no hidden answers to a learner
     ) as host:
         conversation = Conversation(client(), model, host.tools, system=_SYSTEM, api=api)
-        return await host.run(TASKS[scenario], conversation), host.audit
+        return await host.run(_(TASKS[scenario]), conversation), host.audit

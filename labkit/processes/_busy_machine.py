@@ -163,7 +163,7 @@ class _Window:
             "The machine is busy ({waiting:.1f} programs at a time waited for each CPU the lab may use): the limit "
             "of {limit:g} s ({env}={scale:g}) passed while programs waited for a CPU. Set {env}={suggested} to give "
             "every limit more time."
-        ).format(waiting=waiting, limit=self.limit, env=TIME_SCALE_ENV, scale=scale, suggested=suggested)
+        ).format(waiting=waiting, limit=round(self.limit, 1), env=TIME_SCALE_ENV, scale=scale, suggested=suggested)
 
 
 class Deadline(_Window):

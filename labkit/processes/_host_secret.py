@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import secrets
 
+from ..server_contract import AUTH_ISSUER_ENV, HOST_SECRET_ENV
+
 __all__ = ["HOST_SECRET_ENV", "HOST_SECRET_PARAM", "with_host_secret"]
 
-HOST_SECRET_ENV = "LABKIT_HOST_SECRET"
-"""The variable a lab server started with `--http` reads its host's secret from (`servers/_wiring.py`)."""
 HOST_SECRET_PARAM = "host_secret"
 """The URL's query parameter carrying it, as Jupyter's `?token=` does: any MCP client sends it unchanged."""
-_OAUTH_ISSUER_ENV = "LABKIT_AUTH_ISSUER"
-"""Set for a server protected by OAuth (notebook 09): its tokens, bound to its URL as audience, decide who calls."""
 
 
 def with_host_secret(url: str, env: dict[str, str]) -> str:
     """`url` with a new secret the server started with `env` will demand (placed in `env`), unless OAuth guards it."""
-    if _OAUTH_ISSUER_ENV in env:
+    # A server protected by OAuth (notebook 09): its tokens, bound to its URL as audience, decide who calls.
+    if AUTH_ISSUER_ENV in env:
         return url
     env[HOST_SECRET_ENV] = secret = secrets.token_urlsafe(32)
     return f"{url}?{HOST_SECRET_PARAM}={secret}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -21,8 +22,7 @@ from ._ports import free_port, listened_by
 from ._process import ServerProcess
 from ._sandbox import sandboxed
 from ._spec import REPO_ROOT, WORKDIR_ENV, ServerSpec, server_env
-from ._supervisor import console_script
-from ._warm import warm_socket
+from ._warm import fork_request, warm_socket
 
 __all__ = ["http_server", "stdio_params"]
 
@@ -65,7 +65,7 @@ def stdio_params(
             status,
             "--max-line",
             str(max_message_bytes()),
-            *_warm(spec, full_env),
+            *_warm(spec, command, full_env, cwd),
             "--",
             *command,
         ],
@@ -74,10 +74,6 @@ def stdio_params(
         encoding_error_handler="replace",
     )
 
-
-_SET_AFTER_FORK = ("PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED")
-"""The only Python variables a forked server may set: the first is applied after the fork, the second is moot there
-(the warm Python writes unbuffered, and the SDK flushes each message anyway)."""
 
 _NO_STATUS = "-"
 """The supervisor's status-file argument when nobody reads its note."""
@@ -105,9 +101,10 @@ def http_server(
     full_env = server_env(spec)
     if spec.lab_server:
         url = with_host_secret(url, full_env)
+    warm = _warm(spec, command, full_env, str(REPO_ROOT))
     with ServerProcess(spec, errlog) as process:
         proc = subprocess.Popen(
-            [sys.executable, "-I", "-S", _SUPERVISOR, str(process.status_file), *_warm(spec, full_env), "--", *command],
+            [sys.executable, "-I", "-S", _SUPERVISOR, str(process.status_file), *warm, "--", *command],
             env=full_env,
             cwd=str(REPO_ROOT),
             stdout=subprocess.DEVNULL,
@@ -120,22 +117,12 @@ def http_server(
             _stop(proc)
 
 
-def _warm(spec: ServerSpec, env: Mapping[str, str]) -> list[str]:
-    """The supervisor's `--warm` argument where a server can be forked from a Python that has imported the SDK
-    already (`_warm_python.py`): not sandboxed, and a lab server importing the lab from the lab's own folder,
-    or a command run by this very Python (a learner's own server, a console script installed beside it) that sets
-    nothing changing how Python starts."""
-    if spec.sandbox:
-        return []
-    if spec.lab_server:
-        if env.get("PYTHONPATH") != str(REPO_ROOT):
-            return []
-    elif (
-        (program := spec.command_line()[0]) != sys.executable and not console_script(program, env.get("PATH"))
-    ) or any(name.startswith("PYTHON") and name not in _SET_AFTER_FORK for name in env):
-        return []
-    sock = warm_socket(str(REPO_ROOT))
-    return ["--warm", sock] if sock else []
+def _warm(spec: ServerSpec, command: list[str], env: Mapping[str, str], cwd: str | None) -> list[str]:
+    """The supervisor's `--warm SOCKET REQUEST` where the server may be forked from a Python that has imported the
+    SDK already (`_warm_python.py`; `fork_request` decides)."""
+    request = fork_request(spec, command, env, cwd)
+    sock = warm_socket(str(REPO_ROOT)) if request is not None else None
+    return ["--warm", sock, json.dumps(request)] if sock else []
 
 
 def _wait_for_port(proc: subprocess.Popen, port: int, timeout: float, process: ServerProcess) -> None:

@@ -7,11 +7,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._i18n import _
-from ..errors import LabError
+from ..errors import ConfigError, LabError
+from ..server_contract import MAX_RESULT_BYTES_ENV
 
 __all__ = ["DEFAULT_MAX_RESULT_BYTES", "MAX_RESULT_BYTES_ENV", "ServerMessageTooLarge", "max_message_bytes"]
 
-MAX_RESULT_BYTES_ENV = "LABKIT_MAX_RESULT_BYTES"
 DEFAULT_MAX_RESULT_BYTES = 4 * 1024 * 1024
 """The lab's servers cap a tool result at this (`servers/_wiring.py`); the host lets that much through."""
 _ENVELOPE_BYTES = 64 * 1024  # the JSON-RPC message around a result of exactly the cap
@@ -23,7 +23,7 @@ def max_message_bytes(env: Mapping[str, str] = os.environ) -> int:
     if not raw:
         return DEFAULT_MAX_RESULT_BYTES + _ENVELOPE_BYTES
     if not raw.isdigit() or int(raw) == 0:
-        raise ValueError(
+        raise ConfigError(
             _("{env} must be a whole number of bytes above 0, not {raw!r}").format(env=MAX_RESULT_BYTES_ENV, raw=raw)
         )
     return int(raw) + _ENVELOPE_BYTES

@@ -13,6 +13,9 @@ from pathlib import Path
 
 from mcp.client.stdio import DEFAULT_INHERITED_ENV_VARS
 
+from .._i18n import _
+from ..server_contract import EVENTS_FILE_ENV
+
 __all__ = ["SYSTEM_FILES", "Confinement", "confinement", "sandboxed"]
 
 SYSTEM_FILES = (
@@ -48,7 +51,7 @@ def confinement() -> Confinement:
     """Probe once: is `bwrap` installed, and may it create the namespaces it needs here (containers may refuse)?"""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
-        return Confinement(False, "bubblewrap (bwrap) is not installed: `apt-get install bubblewrap`")
+        return Confinement(False, _("bubblewrap (bwrap) is not installed: `apt-get install bubblewrap`"))
     probe = subprocess.run(
         [bwrap, *_system(), "--unshare-all", "--die-with-parent", "true"],
         check=False,
@@ -57,8 +60,10 @@ def confinement() -> Confinement:
         timeout=20,
     )
     if probe.returncode != 0:
-        return Confinement(False, f"bwrap cannot create namespaces here: {probe.stderr.strip()[:200]}")
-    return Confinement(True, "bubblewrap: own file system view, PID, network, IPC and user namespaces")
+        return Confinement(
+            False, _("bwrap cannot create namespaces here: {error}").format(error=probe.stderr.strip()[:200])
+        )
+    return Confinement(True, _("bubblewrap: own file system view, PID, network, IPC and user namespaces"))
 
 
 def sandboxed(
@@ -99,8 +104,8 @@ def sandboxed(
         arguments += ["--ro-bind", path, path]
     # A working folder named readable (a workspace the server is shown) stays read-only.
     own = [cwd if cwd not in readable else None, env.get("HOME"), env.get("TMPDIR"), *writable]
-    if "LABKIT_EVENTS_FILE" in env:
-        own.append(str(Path(env["LABKIT_EVENTS_FILE"]).parent))
+    if EVENTS_FILE_ENV in env:
+        own.append(str(Path(env[EVENTS_FILE_ENV]).parent))
     for path in dict.fromkeys(p for p in own if p):
         Path(path).mkdir(parents=True, exist_ok=True)
         arguments += ["--bind", path, path]

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._i18n import language
+from ..server_contract import DATA_DIR_ENV, LANGUAGE_ENV, REQUEST_STATE_KEY_ENV, REQUEST_STATE_TTL_ENV, WORKDIR_ENV
 from ._loopback import no_proxy_for_loopback
 from ._network_env import network_env
 
@@ -26,12 +27,10 @@ __all__ = [
 ]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-WORKDIR_ENV = "LABKIT_WORKDIR"
-DATA_DIR_ENV = "LABKIT_DATA_DIR"
 DEFAULT_DATA_DIR = REPO_ROOT / "data"
 """Where the lab's servers keep their business systems when the host's environment names no other folder."""
-SEALING_KEY_ENV = "LABKIT_REQUEST_STATE_KEY"
-LAB_SHARED_ENV = (DATA_DIR_ENV, "LABKIT_REQUEST_STATE_TTL", WORKDIR_ENV)
+SEALING_KEY_ENV = REQUEST_STATE_KEY_ENV
+LAB_SHARED_ENV = (DATA_DIR_ENV, REQUEST_STATE_TTL_ENV, WORKDIR_ENV)
 """The host variables every lab server is given: where the business systems are, and how long a seal lasts."""
 TRANSPORTS = ("stdio", "http", "sse")
 """`sse`: the legacy HTTP+SSE transport of 2024-11-05, for a running server reached by `url` only."""
@@ -127,7 +126,7 @@ def server_env(spec: ServerSpec) -> dict[str, str]:
         if DATA_DIR_ENV in spec.inherited:
             # named even when it is the default: every server of a run must find the same business systems
             env.setdefault(DATA_DIR_ENV, str(DEFAULT_DATA_DIR))
-        env["LABKIT_LANG"] = language()  # the lab's servers draw in the learner's language (a chart's labels)
+        env[LANGUAGE_ENV] = language()  # the lab's servers draw in the learner's language (a chart's labels)
         env["PYTHONPATH"] = str(REPO_ROOT)
         env["PYTHONUNBUFFERED"] = "1"
     env.update(spec.env)

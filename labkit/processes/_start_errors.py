@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import IO
 
+from .._i18n import _
 from ..errors import LabError
 
 __all__ = ["ServerStartError", "stderr_tail"]
@@ -45,16 +46,16 @@ class ServerStartError(LabError, RuntimeError):
         self.server, self.command, self.stage = server, command, stage
         self.returncode, self.stderr, self.error, self.method = returncode, stderr, error, method
         if error is not None:
-            what = f"could not be started: {error}"
+            what = _("could not be started: {error}").format(error=error)
         elif returncode is not None:
-            what = f"exited with status {returncode} {stage}"
+            what = _("exited with status {code} {stage}").format(code=returncode, stage=stage)
         else:
-            what = f"did not answer: {stage}"
-        message = f"The {server!r} server ({command}) {what}."
+            what = _("did not answer: {stage}").format(stage=stage)
+        message = _("The {server!r} server ({command}) {what}.").format(server=server, command=command, what=what)
         if stderr:
-            message += f"\nLast lines of its stderr:\n{stderr}"
+            message += "\n" + _("Last lines of its stderr:") + f"\n{stderr}"
         elif error is None:
-            message += "\nIt wrote nothing to stderr."
+            message += "\n" + _("It wrote nothing to stderr.")
         super().__init__(message)
 
     def with_stderr(self, errlog: IO[str]) -> ServerStartError:

@@ -1,20 +1,18 @@
 """Runs one MCP server as its child: dies with the host, bounds each line the server sends, leaves its exit status.
 
-Started as a script (`python -I -S _supervisor.py STATUS_FILE|- [--max-line BYTES] [--warm SOCKET] -- COMMAND
-ARGS...`) so it imports only the standard library and costs a few milliseconds. Stdin and stderr are passed
+Started as a script (`python -I -S _supervisor.py STATUS_FILE|- [--max-line BYTES] [--warm SOCKET REQUEST] --
+COMMAND ARGS...`) so it imports only the standard library and costs a few milliseconds. Stdin and stderr are passed
 straight through; with `--max-line`, stdout is passed on as it arrives, and a line longer than BYTES ends the
 server: the status file notes the line's size (`cut`) before the host sees its stdout close, and at the end how
-many lines were passed on (`lines`: none, and the server never answered). With `--warm`,
-a `python -m MODULE` or `python SCRIPT` command, or a console script of this Python's, is forked by the
-host's warm Python (`labkit/_warm/`) instead of started cold; if that Python cannot be reached, the command
-is started as usual.
+many lines were passed on (`lines`: none, and the server never answered). With `--warm`, the host's warm Python
+(`labkit/_warm/`) forks what REQUEST names (the host decided it may: `_warm.py`'s `fork_request`) instead of the
+command starting cold; if that Python cannot be reached, the command is started as usual.
 """
 
 import contextlib
 import ctypes
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -31,41 +29,11 @@ def _die_with_parent(sig: int) -> None:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, sig)
 
 
-def console_script(program: str, path: str | None = None) -> str | None:
-    """Where `program` is, found on `path` as exec would find it, if it is an executable script whose first line runs
-    this Python and nothing else (a console script installed beside it: `mcp-server-time`); else None."""
-    found = shutil.which(program, path=path)
-    if found is None or not os.access(found, os.X_OK):
-        return None
-    try:
-        with open(found, "rb") as script:
-            first = script.readline(len(sys.executable) + 4)
-    except OSError:
-        return None
-    return found if first.rstrip(b"\r\n") == b"#!" + os.fsencode(sys.executable) else None
+def _forked(warm: str, request: dict, pipe_stdout: bool):  # -> labkit._warm.Forked | None
+    """Ask the warm Python listening at `warm` to run what `request` names, its stdout piped to us if asked.
 
-
-def _what_to_run(command: list[str]) -> dict | None:
-    """The warm Python's request for `python -m MODULE ARGS`, `python SCRIPT.py ARGS` (a file that is there) or a
-    console script of this Python's; else None."""
-    if command[0] != sys.executable:
-        found = console_script(command[0])
-        return {"script": found, "args": command[1:]} if found else None
-    if len(command) > 2 and command[1] == "-m":
-        return {"module": command[2], "args": command[3:]}
-    if len(command) > 1 and command[1].endswith(".py") and os.path.isfile(command[1]):  # else "can't open file"
-        return {"script": command[1], "args": command[2:]}
-    return None
-
-
-def _forked(warm: str, command: list[str], pipe_stdout: bool):  # -> labkit._warm.Forked | None
-    """Ask the warm Python listening at `warm` to run `command`, its stdout piped to us if asked.
-
-    None if it is not one the warm Python runs, or the warm Python cannot be reached.
+    None if the warm Python cannot be reached.
     """
-    request = _what_to_run(command)
-    if request is None:
-        return None
     # The warm Python's requester side, loaded by path in this script alone: the lab's package would cost every
     # server start its imports.
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_warm"))
@@ -87,23 +55,22 @@ def _forked(warm: str, command: list[str], pipe_stdout: bool):  # -> labkit._war
 
 def main() -> int:
     status_file, *rest = sys.argv[1:]
-    max_line = warm = None
+    max_line = warm = request = None
     while rest[:1] in (["--max-line"], ["--warm"]):
         if rest[0] == "--max-line":
-            max_line = int(rest[1])
+            max_line, rest = int(rest[1]), rest[2:]
         else:
-            warm = rest[1]
-        rest = rest[2:]
+            warm, request, rest = rest[1], json.loads(rest[2]), rest[3:]
     separator, *command = rest
     assert separator == "--", (
-        "usage: _supervisor.py STATUS_FILE|- [--max-line BYTES] [--warm SOCKET] -- COMMAND ARGS..."
+        "usage: _supervisor.py STATUS_FILE|- [--max-line BYTES] [--warm SOCKET REQUEST] -- COMMAND ARGS..."
     )
     parent = os.getppid()
     _die_with_parent(signal.SIGTERM)
     if os.getppid() != parent:  # the host died before the line above took effect
         return 1
     try:
-        child = (_forked(warm, command, bool(max_line)) if warm else None) or subprocess.Popen(
+        child = (_forked(warm, request, bool(max_line)) if warm and request else None) or subprocess.Popen(
             command, stdout=subprocess.PIPE if max_line else None, preexec_fn=lambda: _die_with_parent(signal.SIGKILL)
         )
     except OSError as error:

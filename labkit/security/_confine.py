@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..host import WORKDIR_ENV, LabTempDir, ServerSpec, confinement, server_env
+from ..server_contract import DATA_DIR_ENV
 
 __all__ = ["LabFolder", "host_state_dir", "least_privilege", "over_broad"]
 
@@ -76,7 +77,7 @@ def least_privilege(spec: ServerSpec, lab: LabFolder, *, trusted: bool = False) 
     env = {"HOME": str(private), WORKDIR_ENV: str(lab.workspace), "TMPDIR": str(private)}
     launched = replace(spec, env={**spec.env, **env}, sandbox=confinement().confined)
     if trusted:
-        data = server_env(launched).get("LABKIT_DATA_DIR")
+        data = server_env(launched).get(DATA_DIR_ENV)
         return replace(launched, writable=(*spec.writable, data) if data else spec.writable)
     return replace(
         launched,

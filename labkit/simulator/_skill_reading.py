@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from labkit._i18n import _
+
 from ._words import content_words
 
 __all__ = ["ACTIVATE_AT", "Step", "choose_skill", "read_catalog", "read_method", "shared_words"]
@@ -75,13 +77,19 @@ def choose_skill(catalog: list[tuple[str, str]], text: str) -> tuple[str | None,
     """The skill to activate for the user's words, and why: named by the user, or the best description (notebook 06)."""
     for name, _description in catalog:
         if re.search(rf"(?<![\w/-]){re.escape(name)}(?![\w/-])", text, re.I):
-            return name, [f"skill {name!r} is named by the user: activate it"]
+            return name, [_("skill {name!r} is named by the user: activate it").format(name=name)]
     scored = [(len(shared_words(d, text)), -i, n, sorted(shared_words(d, text))) for i, (n, d) in enumerate(catalog)]
-    notes = [f"skill {n!r} shares {s} word(s) with the user: {shared}" for s, _, n, shared in scored]
+    notes = [
+        _("skill {name!r} shares {n} word(s) with the user: {shared}").format(name=name, n=n, shared=shared)
+        for n, _rank, name, shared in scored
+    ]
     best = max(scored, default=None)
     if best is None or best[0] < ACTIVATE_AT:
-        return None, [*notes, f"no description shares {ACTIVATE_AT} or more words: no skill is loaded"]
-    return best[2], [*notes, f"activate {best[2]!r} (most shared words, at least {ACTIVATE_AT})"]
+        return None, [*notes, _("no description shares {n} or more words: no skill is loaded").format(n=ACTIVATE_AT)]
+    return best[2], [
+        *notes,
+        _("activate {name!r} (most shared words, at least {n})").format(name=best[2], n=ACTIVATE_AT),
+    ]
 
 
 def shared_words(description: str, text: str) -> set[str]:

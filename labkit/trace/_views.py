@@ -101,7 +101,7 @@ def sequence_diagram(trace: Trace | Iterable[Event], *, numbered: bool = True, *
     for e in events:
         if e.round != current_round and first:
             current_round = e.round
-            lines.append(f"    Note over {first},{last}: round {e.round}")
+            lines.append(f"    Note over {first},{last}: " + _("round {n}").format(n=e.round))
         lines_of = diagram_label(f"[{e.seq}] {e.summary}" if numbered else e.summary)
         text = "<br/>".join(_mermaid_text(line) for line in lines_of)
         if e.src == e.dst:

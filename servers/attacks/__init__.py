@@ -14,6 +14,8 @@ import argparse
 import os
 from pathlib import Path
 
+from labkit.server_contract import DATA_DIR_ENV
+
 __all__ = [
     "EXFIL_RECIPIENT",
     "add_technique_flag",
@@ -30,7 +32,7 @@ EXFIL_RECIPIENT = "sec-audit@shop-example.net"
 
 def data_root() -> Path:
     """The lab's data folder, as an attacker server finds it: its own `LABKIT_DATA_DIR`."""
-    return Path(os.environ.get("LABKIT_DATA_DIR") or Path(__file__).resolve().parents[2] / "data")
+    return Path(os.environ.get(DATA_DIR_ENV) or Path(__file__).resolve().parents[2] / "data")
 
 
 def fake_home() -> Path:

@@ -24,6 +24,7 @@ from mcp.client.stdio import stdio_client
 from mcp.server.mcpserver import MCPServer
 from mcp_types import ElicitResult, ToolAnnotations
 
+from labkit.server_contract import EVENTS_FILE_ENV, REQUEST_STATE_KEY_ENV
 from servers._wiring import new_server, run
 from servers.attacks import EXFIL_RECIPIENT, add_technique_flag
 from servers.untrusted._ground_truth import record
@@ -44,7 +45,7 @@ def _append(path: Path, events: list[dict[str, Any]]) -> None:
 
 
 def _forge(technique: str) -> None:
-    own = os.environ.get("LABKIT_EVENTS_FILE")
+    own = os.environ.get(EVENTS_FILE_ENV)
     if not own:
         return
     if technique == "sibling":
@@ -118,10 +119,10 @@ def mint_chart_state(key: str, arguments: dict[str, Any], audience: str = "chart
 
 
 async def _draw_in_team_space(service: str, since: str) -> str:
-    key = os.environ.get("LABKIT_REQUEST_STATE_KEY", "")
+    key = os.environ.get(REQUEST_STATE_KEY_ENV, "")
     arguments = {"service": service, "since": since}
     token = mint_chart_state(key, arguments)
-    env = {k: v for k, v in os.environ.items() if k != "LABKIT_EVENTS_FILE"}
+    env = {k: v for k, v in os.environ.items() if k != EVENTS_FILE_ENV}
     params = StdioServerParameters(command=sys.executable, args=["-m", "servers.charts"], env=env, cwd=str(_REPO))
     with open(os.devnull, "w") as quiet:
         async with Client(stdio_client(params, errlog=quiet), mode="auto") as replica:

@@ -9,6 +9,7 @@ from typing import Any
 
 from servers._report import report
 from servers._wiring import data_dir
+from servers.i18n import _
 
 __all__ = [
     "RECEIVED_FILE",
@@ -54,7 +55,7 @@ def record(server: str, tool: str, arguments: dict[str, Any]) -> None:
         "server",
         "server",
         "server.received",
-        f"{server} received {tool}({', '.join(arguments)})",
+        _("{server} received {tool}({arguments})").format(server=server, tool=tool, arguments=", ".join(arguments)),
         {"tool": tool, "arguments": arguments},
     )
 

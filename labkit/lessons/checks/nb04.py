@@ -24,6 +24,7 @@ from ...host import (
     jsonschema_module,
     stdio_transport,
 )
+from ...server_contract import DATA_DIR_ENV, REQUEST_STATE_KEY_ENV, REQUEST_STATE_TTL_ENV
 from ...trace import Trace
 from .._exercises import register, result_text, run_sync
 
@@ -31,7 +32,7 @@ __all__ = ["check_elicitor", "check_replicas", "check_retry"]
 
 TOOL = "render_error_trend"
 CHART_ARGS = {"service": "order-service", "since": "2026-10-29T20:00"}
-KEY_ENV, TTL_ENV = "LABKIT_REQUEST_STATE_KEY", "LABKIT_REQUEST_STATE_TTL"
+KEY_ENV, TTL_ENV = REQUEST_STATE_KEY_ENV, REQUEST_STATE_TTL_ENV
 MAX_TTL = 300
 _UNKNOWN_FORM = {"type": "object", "properties": {"password": {"type": "string"}}, "required": ["password"]}
 _CHART_POLICY = GatePolicy(auto_approve=frozenset({TOOL}))
@@ -59,7 +60,7 @@ async def _retry_on_a_new_process(answer: dict[str, Any]) -> Any:
     # A data folder of its own: the server keeps each state's save (its idempotency key), so a second check
     # of the same state in a shared folder would get the first check's chart back instead of a verdict.
     with tempfile.TemporaryFile(mode="w+") as log, tempfile.TemporaryDirectory() as data:
-        transport = stdio_transport("charts", Trace(), env={"LABKIT_DATA_DIR": data}, errlog=log)
+        transport = stdio_transport("charts", Trace(), env={DATA_DIR_ENV: data}, errlog=log)
         async with Client(transport, elicitation_callback=_driven_by_hand) as charts:
             try:
                 return await charts.session.call_tool(
@@ -79,7 +80,7 @@ async def _retry_on_a_new_process(answer: dict[str, Any]) -> Any:
         "A 2026-07-28 retry carries the same name and arguments, the answers under the request's key, "
         "and the requestState byte for byte; any process that shares the sealing key can finish it."
     ),
-    N_("§3 The retry and §4 Round two on another process"),
+    N_("§3 The retry and §4 Round two on another server process"),
 )
 def check_retry(answer: Any) -> str | None:
     keys = {"name", "arguments", "input_responses", "request_state"}
@@ -137,7 +138,7 @@ async def _hand_off(env_a: dict[str, str], env_b: dict[str, str]) -> tuple[Any, 
         "Replicas behind one address must share the sealing key, and the key (with its TTL) decides "
         "how long a user may take to answer."
     ),
-    N_("§4 Round two on another process and §5 Rejected"),
+    N_("§4 Round two on another server process and §5 Tampered, rebound, replayed, expired"),
 )
 def check_replicas(answer: Any) -> str | None:
     if (

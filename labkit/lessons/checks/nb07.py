@@ -55,7 +55,7 @@ def _as_rule(answer: Any) -> Rule:
 @register(
     "07.1",
     N_("A scanner rule is only useful if it catches the attack and stays quiet on benign tools: measure both."),
-    N_("§3 The scanner"),
+    N_("§3 Tool poisoning, and the scanner"),
 )
 def check_rule(answer: Any) -> str | None:
     rule = _as_rule(answer)
@@ -75,7 +75,7 @@ def check_rule(answer: Any) -> str | None:
 @register(
     "07.2",
     N_("A pin must cover everything the model reads or the host trusts, and nothing that changes harmlessly."),
-    N_("§5 Rug pulls and pinning"),
+    N_("§5 Rug pulls, and pinning"),
 )
 def check_pin_fields(answer: Any) -> str | None:
     if not isinstance(answer, (tuple, list)) or not all(isinstance(f, str) for f in answer):
@@ -110,7 +110,7 @@ def _run_injection(defences: Defences) -> tuple[int, bool, bool]:
         "Defence in depth: one defence keeps the secret out of reach, another keeps data from leaving "
         "once untrusted content is in the context."
     ),
-    N_("§6 Injection through tool results and §7 Least privilege"),
+    N_("§6 Instructions in tool results and §8 Over-broad access, and least privilege"),
 )
 def check_defences(answer: Any) -> str | None:
     if not isinstance(answer, Defences):

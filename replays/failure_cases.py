@@ -1,6 +1,6 @@
 """The fault cases of issue 36, each replayed against real processes: a cause the SDK withholds, a busy machine, an
 environment that is not ours. `tests/test_faults_explained.py` asserts on them, `python -m benchmarks --only faults`
-tabulates them beside those of `tests/fault_cases.py`. Nothing here asserts or times anything.
+tabulates them beside those of `replays/fault_cases.py`. Nothing here asserts or times anything.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from labkit.host import GatePolicy, ServerSpec, ToolResult
-from tests.fault_cases import REPO, SILENT, Replay, _calls
+from replays.fault_cases import REPO, SILENT, Replay, _calls
 
 __all__ = ["CASES", "STRAY_PRINT", "busy_cpu", "crowded_start", "hogs_on_cpu0"]
 
@@ -89,7 +89,7 @@ async def proxy_variables_passed_on() -> Replay:
     """A server given the host's `HTTP_PROXY` (as a config may give it) reports the `NO_PROXY` it was started with."""
     with _environment(HTTP_PROXY=_NO_PROXY_THERE, NO_PROXY="intranet.example"):
         return await _calls(
-            ServerSpec("tests.env_server", inherit=("HTTP_PROXY", "NO_PROXY")),
+            ServerSpec("replays.env_server", inherit=("HTTP_PROXY", "NO_PROXY")),
             ("started_with", {"name": "NO_PROXY"}),
             policy=READ_LOGS,
         )
@@ -215,7 +215,7 @@ def _call_on_tmpfs(folders: list[Path], options: str, call: tuple[str, str, dict
     )
     if child.returncode != 0:
         return Replay(error=RuntimeError(child.stderr[-2000:]), returncode=child.returncode, stderr=child.stderr)
-    return Replay(results=[ToolResult(**json.loads(child.stdout.splitlines()[-1]))], returncode=0, stderr=child.stderr)
+    return Replay(results=[ToolResult(**json.loads(child.stdout.splitlines()[-1]))], stderr=child.stderr)
 
 
 _TINY_DISK = "size=64k"
@@ -230,19 +230,21 @@ def disk_full(data: Path) -> Replay:
 
 def chart_without_a_cjk_font(folder: Path, language: str) -> Replay:
     """The charts server in `language` on a machine whose system font folders are empty (as a minimal image's are):
-    matplotlib finds only the fonts it ships, and builds its font list afresh (`MPLCONFIGDIR`)."""
+    matplotlib finds only the fonts it ships, and builds its font list afresh (in a HOME of the server's own)."""
     from matplotlib import font_manager
 
     system_fonts = [Path(d) for d in font_manager.X11FontDirectories if Path(d).is_dir()]
     (folder / "data").mkdir(parents=True, exist_ok=True)
-    (folder / "matplotlib").mkdir(exist_ok=True)
+    (folder / "home").mkdir(exist_ok=True)
+    # The server is given HOME and not MPLCONFIGDIR (the host passes a short allow-list): a HOME of its own keeps the
+    # font list it builds without the system fonts out of the user's cache, which every other chart reads.
     return _call_on_tmpfs(
         system_fonts,
         "mode=0755",
         ("charts", "render_error_trend", LOGS_ARGS),
         LABKIT_DATA_DIR=str(folder / "data"),
         LABKIT_LANG=language,
-        MPLCONFIGDIR=str(folder / "matplotlib"),
+        HOME=str(folder / "home"),
     )
 
 

@@ -99,7 +99,7 @@ FOREIGN_SERVER = str(Path(__file__).with_name("foreign_server.py"))
 
 
 def foreign(**env: str) -> ServerSpec:
-    """`tests/foreign_server.py` as a command, the way a server from elsewhere is given: no lab wiring, no cap."""
+    """`replays/foreign_server.py` as a command, the way a server from elsewhere is given: no lab wiring, no cap."""
     return ServerSpec("foreign", command=sys.executable, args=(FOREIGN_SERVER,), env=env)
 
 
@@ -263,6 +263,7 @@ def _with_this_lab() -> dict[str, str]:
 def parent_killed() -> Replay:
     """A process holding a Host with a stdio and an HTTP server is killed with SIGKILL."""
     parent = subprocess.Popen([sys.executable, "-c", PARENT], stdout=subprocess.PIPE, text=True, env=_with_this_lab())
+    assert parent.stdout is not None  # stdout=PIPE
     try:
         servers = [int(pid) for pid in parent.stdout.readline().split()]
     finally:
@@ -340,7 +341,7 @@ def cli_interrupted_while_importing(delay: float, out: Path) -> Replay:
 
 async def huge_result(transport: str) -> Replay:
     """64 MiB in one result from the foreign server (no cap of its own), then 1 MiB."""
-    spec = foreign() if transport == "stdio" else ServerSpec("tests.foreign_server", transport="http")
+    spec = foreign() if transport == "stdio" else ServerSpec("replays.foreign_server", transport="http")
     return await _calls(spec, ("huge", {"megabytes": 64}), ("huge", {"megabytes": 1}), policy=ANY_CALL)
 
 

@@ -1,6 +1,6 @@
 """A server nobody in the lab wrote (no result cap, no lab wiring): the official SDK's MCPServer and nothing else.
 
-Over stdio by default, or `--http --port N` (as `http_server("tests.foreign_server")` starts it).
+Over stdio by default, or `--http --port N` (as `http_server("replays.foreign_server")` starts it).
 
 `FOREIGN_INSTRUCTIONS_KB` makes its handshake carry that many KiB of instructions.
 `FOREIGN_STUCK_MARKER` names a file: the first start creates it and serves; every later start (a
