@@ -23,6 +23,7 @@ from .test_lab_in_browser import (
     shoot,
     wait_idle,
 )
+from .test_learner import MIN_LABEL_PX
 
 pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import Locator, Page, expect
@@ -281,6 +282,14 @@ def test_each_form_of_the_course_is_brought_into_view(laptop: Page, lab, edition
     )
     print(f"seconds from drawn to in view ({edition}):", measured, "readability:", readable)
     assert any(measured.values()), measured  # the course asks for answers (03, 04): a run that met none is wrong
+    assert fits_a_laptop(readable), readable
+
+
+def fits_a_laptop(readable: dict[str, dict[str, Any]]) -> bool:
+    """Every diagram's labels at least MIN_LABEL_PX, every table wider than its output area in a box of its own."""
+    labels = [px for r in readable.values() for px in r["label_px"]]
+    wide = [t for r in readable.values() for t in r["tables_wider_than_output"]]
+    return all(px >= MIN_LABEL_PX for px in labels) and all(t["scrolls_in_own_box"] for t in wide)
 
 
 def test_the_lab_opens_at_lesson_00_with_solutions_reachable_and_chinese_all_the_way(page: Page, lab) -> None:
@@ -386,3 +395,21 @@ def test_a_classroom_mistake_while_a_form_waits_ends_in_a_live_form_or_one_line(
     assert panel.locator(".labkit-waiting").count() == waiting_forms(panel).count()
     answer_each_form(page, panel, path, tr, name)
     assert errors_in(panel) == [] and tracebacks(panel) == [], (errors_in(panel), tracebacks(panel))
+
+
+@pytest.mark.parametrize("edition", list(EDITIONS))
+def test_every_lesson_is_readable_on_a_laptop(laptop: Page, lab, edition: str) -> None:
+    """As each lesson opens (its stored outputs, which JupyterLab sanitizes): labels >= 11 px, no table cut off."""
+    folder, _ = EDITIONS[edition]
+    readable = {}
+    chosen = os.environ.get("CLASSROOM_LESSONS")
+    for lesson in sorted(p.stem for p in (REPO / folder).glob("[0-9][0-9]_*.ipynb")):
+        if chosen and lesson[:2] not in chosen.split():
+            continue
+        laptop.goto(f"{lab.url}/lab/tree/{folder}/{lesson}.ipynb?reset")
+        panel = laptop.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").filter(has=laptop.locator(".jp-Notebook")).first
+        expect(panel.locator(".jp-Cell").first).to_be_visible(timeout=90_000)
+        readable[lesson] = survey(laptop, panel, f"readable_{edition}_{lesson[:2]}")
+    (SHOTS / f"readable_{edition}.json").write_text(json.dumps(readable, indent=1))
+    print(f"readability at 1366x768 ({edition}):", json.dumps(readable))
+    assert readable and fits_a_laptop(readable), readable
