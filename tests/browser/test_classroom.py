@@ -352,6 +352,13 @@ def test_a_classroom_mistake_while_a_form_waits_ends_in_a_live_form_or_one_line(
         menu(page, "Run", "Run Selected Cell")
         again = form_in_view(page, panel)  # the cell's output was cleared: its new run asks afresh
         shoot(page, name)
+        # what happened is said beside the new form, not under a later cell of the earlier run (which still ran)
+        note = tr.gettext(
+            "↻ You ran this form's cell again while the form was waiting: that form was declined. This run asks afresh."
+        )
+        form_cell = panel.locator(".jp-CodeCell").filter(has=again)
+        expect(form_cell.locator(".jp-OutputArea-output").filter(has_text=note)).to_have_count(1)
+        expect(panel.locator(".jp-OutputArea-output").filter(has_text=note)).to_have_count(1)
         again.locator("button").first.click()
         closed(again)
         wait_idle(page)
