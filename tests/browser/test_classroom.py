@@ -75,8 +75,8 @@ def open_lesson(page: Page, url: str, path: str) -> Locator:
     `make lab`'s address, so JupyterLab speaks the lesson's language."""
     page.goto(f"{url}/labkit/open/{path}")
     panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").filter(has=page.locator(".jp-Notebook")).first
-    expect(panel).to_be_visible(timeout=90_000)
-    expect(panel.locator(".jp-Cell").first).to_be_visible(timeout=90_000)
+    expect(panel).to_be_visible()
+    expect(panel.locator(".jp-Cell").first).to_be_visible()
     # the lesson asked for is the one in front (JupyterLab restores the lessons left open first)
     page.wait_for_function(front("path => FRONT()?.context?.path === path"), arg=path, timeout=STALLED_S * 1000)
     wait_idle(page)
@@ -297,9 +297,9 @@ def test_the_lab_opens_at_lesson_00_with_solutions_reachable_and_chinese_all_the
     page.set_viewport_size(LAPTOP)
     for folder, menu_file in (("zh-CN/notebooks", "文件"), ("notebooks", "File")):
         page.goto(f"{lab.url}/labkit/open/{folder}/00_start_here.ipynb")
-        expect(page.locator(".lm-MenuBar-itemLabel").first).to_have_text(menu_file, timeout=90_000)
+        expect(page.locator(".lm-MenuBar-itemLabel").first).to_have_text(menu_file)
         tab = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
-        expect(tab.locator(".jp-Cell").first).to_be_visible(timeout=90_000)
+        expect(tab.locator(".jp-Cell").first).to_be_visible()
         expect(page.locator("#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current")).to_contain_text("00_start_here.ipynb")
         shoot(page, f"landing_{folder.replace('/', '_')}")
         # the server's root is the repo: the lessons and the solutions are both in the file browser
@@ -324,7 +324,7 @@ def form_in_view(page: Page, panel: Locator) -> Locator:
 
 def closed(form: Locator) -> None:
     """The form's last word is said: nothing in it can be clicked, and it no longer counts as waiting."""
-    expect(form.locator("button:not([disabled]), input:not([disabled])")).to_have_count(0, timeout=30_000)
+    expect(form.locator("button:not([disabled]), input:not([disabled])")).to_have_count(0)
     expect(form).not_to_have_class(re.compile(r"\blabkit-waiting\b"))
 
 
@@ -390,7 +390,7 @@ def test_a_classroom_mistake_while_a_form_waits_ends_in_a_live_form_or_one_line(
         page.set_viewport_size(LAPTOP)
         page.goto(f"{lab.url}/labkit/open/{path}")
         panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").filter(has=page.locator(".jp-Notebook")).first
-        expect(panel.locator(".jp-Cell").first).to_be_visible(timeout=90_000)
+        expect(panel.locator(".jp-Cell").first).to_be_visible()
         # The kernel still waits on a form this tab never drew. Where the form was, the stored line names the
         # menu item that asks again, as this edition's JupyterLab names it.
         again = [tr.gettext(w) if edition == "en" else jupyterlab_chinese(w) for w in ("Run", "Run All Cells")]
@@ -415,7 +415,7 @@ def test_every_lesson_is_readable_on_a_laptop(laptop: Page, lab, edition: str) -
             continue
         laptop.goto(f"{lab.url}/lab/tree/{folder}/{lesson}.ipynb?reset")
         panel = laptop.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").filter(has=laptop.locator(".jp-Notebook")).first
-        expect(panel.locator(".jp-Cell").first).to_be_visible(timeout=90_000)
+        expect(panel.locator(".jp-Cell").first).to_be_visible()
         readable[lesson] = survey(laptop, panel, f"readable_{edition}_{lesson[:2]}")
     (SHOTS / f"readable_{edition}.json").write_text(json.dumps(readable, indent=1))
     print(f"readability at 1366x768 ({edition}):", json.dumps(readable))
