@@ -19,8 +19,9 @@ $(STAMP): requirements.txt pyproject.toml Makefile
 	$(PY) -m labkit._lab_edition
 	touch $(STAMP)
 
-# The lab's JupyterLab settings (no news pop-ups; notebooks before other files), where JupyterLab reads
-# them: the same file Binder's postBuild installs.
+# The lab's JupyterLab settings (no news pop-ups; notebooks before other files; widgets' messages on the kernel's
+# main shell, not a subshell of their own: a subshell's every message reported the kernel idle while a cell waited on
+# a form, and after an interrupt still ran), where JupyterLab reads them: the same file Binder's postBuild installs.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 
 $(LAB_SETTINGS): binder/overrides.json | $(STAMP)

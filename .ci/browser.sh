@@ -3,7 +3,8 @@
 # Chromium, each form answered by a click; the learner on a 1366x768 laptop (test_classroom.py): 00, 03, 04 opened in
 # course order with their stored outputs, Run All, each form brought into the window by itself (the seconds it took
 # measured into screenshots/classroom_<edition>.json, never asserted), the classroom's mistakes while 03's form waits
-# (run its cell again, interrupt, restart, close and reopen the tab), labels and tables measured, in both editions.
+# (run its cell again, interrupt, restart, close and reopen the tab), labels and tables measured, in both editions; the
+# "a form is waiting" banner in a page of its own, no JupyterLab (test_waiting_banner.py: one per notebook, seconds).
 # CLASSROOM_LESSONS="03" plays one lesson only (how to iterate on a 2-core machine; "07" plays 07, not yet by default).
 # Playwright comes from PyPI into a throwaway venv (never `playwright install`: it drives /usr/bin/chromium);
 # JupyterLab and the kernel are the CI venv's (.venv). tests/conftest.py
@@ -34,12 +35,6 @@ python3 -m venv "$WORK/venv"
 # Known failures, each an open item of issue 37 (not a flake): deselected here so CI says what else broke, named on
 # every run so they are not forgotten; naming tests (`bash .ci/browser.sh -k interrupt`) runs them as asked.
 KNOWN_FAILURES=(
-  # After an interrupt while the form waits, Run All leaves every code cell unrun (zh 2 of 2 runs, en in CI,
-  # 2026-12-04): item 2.
-  "tests/browser/test_classroom.py::test_a_classroom_mistake_while_a_form_waits_ends_in_a_live_form_or_one_line[interrupt-zh_CN]"
-  "tests/browser/test_classroom.py::test_a_classroom_mistake_while_a_form_waits_ends_in_a_live_form_or_one_line[interrupt-en]"
-  # Running the form's cell again left two "a form is waiting" banners in the notebook (1 of 2 CI runs): item 2.
-  "tests/browser/test_classroom.py::test_a_classroom_mistake_while_a_form_waits_ends_in_a_live_form_or_one_line[run-the-form-cell-again-en]"
   # The Chinese 03 diagram's smallest label is 10.99 px at 1366x768, under the 11 px floor: item 3 (labels, tables).
   "tests/browser/test_learner.py::test_zh_03_the_chinese_edition_shows_its_form_diagram_table_and_chart_in_chinese"
 )

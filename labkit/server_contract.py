@@ -16,6 +16,7 @@ __all__ = [
     "MAX_RESULT_BYTES_ENV",
     "REQUEST_STATE_KEY_ENV",
     "REQUEST_STATE_TTL_ENV",
+    "TRUSTED_CA_ENV",
     "WORKDIR_ENV",
 ]
 
@@ -37,3 +38,6 @@ HOST_SECRET_ENV = "LABKIT_HOST_SECRET"
 """The secret a lab server started with `--http` demands in each request's URL: only its host can call it."""
 AUTH_ISSUER_ENV = "LABKIT_AUTH_ISSUER"
 """The authorization server a protected lab server trusts (notebook 09); set, the host adds no secret."""
+TRUSTED_CA_ENV = "LABKIT_TRUSTED_CA"
+"""A certificate authority's file (PEM): the authorization server trusts it, and only it, when it fetches a client's
+metadata document over HTTPS (notebook 09); unset, it trusts the system's authorities."""

@@ -9,7 +9,7 @@ import json
 import os
 import socket
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
@@ -18,6 +18,7 @@ from urllib.parse import parse_qs
 
 from mcp.server.caching import CacheHint
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
+from mcp.server.extension import Extension
 from mcp.server.mcpserver import Context, MCPServer, RequestStateSecurity
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
@@ -143,12 +144,15 @@ def missing_form_elicitation(question: str) -> MCPError:
     )
 
 
-def new_server(name: str, instructions: str, *, tools_change: bool = False) -> MCPServer:
+def new_server(
+    name: str, instructions: str, *, tools_change: bool = False, extensions: Sequence[Extension] = ()
+) -> MCPServer:
     """An `MCPServer` with the lab's policies: the spec's error codes, cacheable tool lists, WARNING logs,
     shared sealing keys, and no list-change subscriptions (the lists never change, so none are promised).
 
     A server whose tools do change (`tools_change=True`) offers `subscriptions/listen` instead, and its
     lists are not to be cached: a client learns of a change from the listen stream, not from a timer.
+    `extensions` are the SDK's opt-in extensions the server serves (the archive's Tasks, notebook 10).
     """
     server = _LabServer(
         name,
@@ -158,6 +162,7 @@ def new_server(name: str, instructions: str, *, tools_change: bool = False) -> M
         request_state_security=_request_state_security(),
         cache_hints=None if tools_change else {"tools/list": CacheHint(ttl_ms=TOOLS_LIST_TTL_MS)},
         subscriptions=None if tools_change else False,
+        extensions=extensions,
         **auth_options(),
     )
     if server.settings.auth is not None:
@@ -213,11 +218,17 @@ def http_port(port: int, fd: int | None) -> int:
         return int(listening.getsockname()[1])
 
 
-def serve_http(app: ASGIApp, port: int, fd: int | None, log_level: str) -> None:
-    """Serve `app` with uvicorn, as the SDK does, on 127.0.0.1:`port` or on the listening socket `fd`."""
+def serve_http(
+    app: ASGIApp, port: int, fd: int | None, log_level: str, certificate: tuple[str, str] | None = None
+) -> None:
+    """Serve `app` with uvicorn, as the SDK does, on 127.0.0.1:`port` or on the listening socket `fd`; over HTTPS
+    when `certificate` names a certificate file and its key file."""
     import uvicorn  # as the SDK does: a stdio server never pays for importing it
 
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level=log_level.lower())
+    cert, key = certificate or (None, None)
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level=log_level.lower(), ssl_certfile=cert, ssl_keyfile=key
+    )
     uvicorn.Server(config).run(sockets=[socket.socket(fileno=fd)] if fd is not None else None)
 
 

@@ -1,7 +1,8 @@
 """The lab's OAuth 2.1 authorization server: the SDK's provider protocol and routes, a consent page, introspection.
 
-Authorization code with PKCE (checked by the SDK's token handler), dynamic client registration, refresh,
-revocation, and RFC 7662 introspection for the lab's protected servers. Tokens are opaque random strings
+Authorization code with PKCE (checked by the SDK's token handler), client ID metadata documents (a client whose
+ID is an HTTPS URL, `_client_documents.py`) and dynamic client registration beside them, refresh, revocation, and
+RFC 7662 introspection for the lab's protected servers. Tokens are opaque random strings
 kept in this process; each names its client, user (`sub`), scopes, audience (RFC 8707 `resource`) and
 expiry. The users and the scopes each may grant are the lab's: `alice` may read and write, `bob` only read.
 """
@@ -15,6 +16,8 @@ import secrets
 import time
 from dataclasses import dataclass
 
+from mcp.server.auth.handlers.authorize import AuthorizationHandler
+from mcp.server.auth.handlers.metadata import MetadataHandler
 from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
@@ -23,15 +26,17 @@ from mcp.server.auth.provider import (
     RefreshToken,
     construct_redirect_uri,
 )
-from mcp.server.auth.routes import create_auth_routes
+from mcp.server.auth.routes import AUTHORIZATION_PATH, build_metadata, cors_middleware, create_auth_routes
 from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, RequestBodyLimitMiddleware
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from starlette.routing import Route
+from starlette.routing import Route, request_response
 
+from ._client_documents import FETCH_SECONDS, ClientDocuments, DocumentRefused, is_document_url
 from ._wiring import add_http_flags, http_port, serve_http
 
 USERS = {"alice": ("read", "write"), "bob": ("read",)}
@@ -50,16 +55,23 @@ class _Pending:
 class LabAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken, AccessToken]):
     """The SDK's `OAuthAuthorizationServerProvider`, in memory: clients, consent requests, codes and tokens."""
 
-    def __init__(self, issuer: str) -> None:
+    def __init__(self, issuer: str, fetch_seconds: float = FETCH_SECONDS) -> None:
         self.issuer = issuer
         self.clients: dict[str, OAuthClientInformationFull] = {}
         self.pending: dict[str, _Pending] = {}
         self.codes: dict[str, AuthorizationCode] = {}
         self.access: dict[str, AccessToken] = {}
         self.refresh: dict[str, RefreshToken] = {}
+        self.documents = ClientDocuments(" ".join(SCOPES), fetch_seconds)
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
-        return self.clients.get(client_id)
+        """A registered client, or the one a client ID metadata document describes (None: neither, or refused)."""
+        if not is_document_url(client_id):
+            return self.clients.get(client_id)
+        try:
+            return await self.documents.client(client_id)
+        except DocumentRefused:
+            return None
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
         assert client_info.client_id is not None
@@ -161,21 +173,53 @@ class LabAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, Refres
         }
 
 
-def build_app(port: int) -> Starlette:
+def build_app(port: int, fetch_seconds: float = FETCH_SECONDS) -> Starlette:
     issuer = f"http://127.0.0.1:{port}"
-    provider = LabAuthProvider(issuer)
+    provider = LabAuthProvider(issuer, fetch_seconds)
+    registration = ClientRegistrationOptions(enabled=True, valid_scopes=SCOPES, default_scopes=SCOPES)
+    revocation = RevocationOptions(enabled=True)
     routes = create_auth_routes(
-        provider,
-        issuer_url=AnyHttpUrl(issuer),
-        client_registration_options=ClientRegistrationOptions(enabled=True, valid_scopes=SCOPES, default_scopes=SCOPES),
-        revocation_options=RevocationOptions(enabled=True),
+        provider, issuer_url=AnyHttpUrl(issuer), client_registration_options=registration, revocation_options=revocation
     )
+    metadata = build_metadata(AnyHttpUrl(issuer), None, registration, revocation)
+    metadata.client_id_metadata_document_supported = True
+    metadata.token_endpoint_auth_methods_supported = [*(metadata.token_endpoint_auth_methods_supported or []), "none"]
+    sdk_authorize = AuthorizationHandler(provider).handle
+
+    async def authorize(request: Request) -> Response:
+        """The SDK's authorization endpoint, after a client ID metadata document's URL and document are checked: a
+        refusal says why (the SDK alone would say only that the client is not found)."""
+        params = request.query_params if request.method == "GET" else await request.form()
+        client_id = str(params.get("client_id") or "")
+        if is_document_url(client_id):
+            try:
+                await provider.documents.client(client_id)
+            except DocumentRefused as refused:
+                refusal = {"error": "invalid_client", "error_description": str(refused)}
+                return JSONResponse(refusal, status_code=400, headers={"Cache-Control": "no-store"})
+        return await sdk_authorize(request)
+
+    replaced: dict[str, Route] = {
+        "/.well-known/oauth-authorization-server": Route(
+            "/.well-known/oauth-authorization-server",
+            endpoint=cors_middleware(MetadataHandler(metadata).handle, ["GET", "OPTIONS"]),
+            methods=["GET", "OPTIONS"],
+        ),
+        AUTHORIZATION_PATH: Route(
+            AUTHORIZATION_PATH,
+            endpoint=RequestBodyLimitMiddleware(request_response(authorize), DEFAULT_MAX_REQUEST_BODY_SIZE),
+            methods=["GET", "POST"],
+        ),
+    }
+    routes = [replaced.get(route.path, route) for route in routes]
 
     async def consent_page(request: Request) -> Response:
         pending = provider.pending.get(request.query_params.get("request", ""))
         if pending is None:
             return HTMLResponse("<p>This consent request is unknown or already answered.</p>", status_code=400)
         client = html.escape(pending.client.client_name or pending.client.client_id or "?")
+        if is_document_url(pending.client.client_id or ""):  # its name is its own claim; its URL says who publishes it
+            client += f" (described at {html.escape(pending.client.client_id or '')})"
         scopes = html.escape(" ".join(pending.params.scopes or SCOPES))
         resource = html.escape(pending.params.resource or "?")
         users = "".join(f'<option value="{u}">{u} (may grant {" ".join(s)})</option>' for u, s in USERS.items())
@@ -210,9 +254,12 @@ def build_app(port: int) -> Starlette:
 def main() -> None:
     parser = argparse.ArgumentParser()
     add_http_flags(parser, default_port=9000)  # `--http` is accepted like every lab server's; it only speaks HTTP
+    parser.add_argument(
+        "--fetch-seconds", type=float, default=FETCH_SECONDS, help="limit on fetching a client ID metadata document"
+    )
     options = parser.parse_args()
     port = http_port(options.port, options.fd)
-    serve_http(build_app(port), port, options.fd, "warning")
+    serve_http(build_app(port, options.fetch_seconds), port, options.fd, "warning")
 
 
 if __name__ == "__main__":

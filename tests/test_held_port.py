@@ -7,6 +7,7 @@ sends there (the URL's secret and the call's arguments) and answer in the server
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -102,3 +103,20 @@ async def test_a_server_the_host_starts_again_keeps_its_port_and_nobody_takes_it
         assert port in {sock.laddr.port for sock in _server("logs").net_connections("tcp") if sock.status == "LISTEN"}
         assert not (await host.call("query_errors", ARGUMENTS)).is_error
         assert set(_take_over(port).values()) == {"Address already in use"}
+
+
+async def test_a_connection_that_sends_nothing_to_a_dead_servers_port_holds_up_neither_its_restart_nor_others(
+    tmp_path: Path,
+) -> None:
+    # Learner B sees the crash (in /proc) and opens a connection to the port that never sends a request: the host's
+    # answer on the port must not wait on it, nor must the server's restart, which ends that answering first.
+    spec = ServerSpec("logs", transport="http", env={"LABKIT_DATA_DIR": str(tmp_path)})
+    async with Host(Trace(), [spec]) as host:
+        (port,) = {sock.laddr.port for sock in _server("logs").net_connections("tcp") if sock.status == "LISTEN"}
+        assert not (await host.call("query_errors", ARGUMENTS)).is_error
+        _kill_server("logs")
+        with socket.create_connection(("127.0.0.1", port)) as silent:
+            after_crash = await host.call("query_errors", ARGUMENTS)
+            assert after_crash.is_error and "restarted" in after_crash.text, after_crash.text
+            assert not (await host.call("query_errors", ARGUMENTS)).is_error
+            assert silent.fileno() != -1

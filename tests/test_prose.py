@@ -1,15 +1,18 @@
 """Notebook prose held to the repository and to its own run, read from the committed notebooks (nothing is run).
 
-Every repository path a lesson names exists; every "§N", "notebook NN" and "NN §M" names a lesson and a `## N`
-section that exist; each claim of `tests/prose_claims.py` is in the prose and shown by its cell's stored output,
-in English and in Chinese; and no lesson code decides by comparing with a display label, which the Chinese
-edition translates (zh-CN 07 once counted 0/9 attacks where the English counted 9/9).
+Every repository path and `labkit.` name a lesson names exists; every "§N", "notebook NN" and "NN §M" names a
+lesson and a `## N` section that exist; every source article it cites is one notebook 00 lists, by the one name
+it gives them; a lesson that says notebook NN asked a person is right only if NN's run shows someone asked; each
+claim of `tests/prose_claims.py` is in the prose and shown by its cell's stored output, in English and in Chinese;
+and no lesson code decides by comparing with a display label, which the Chinese edition translates (zh-CN 07 once
+counted 0/9 attacks where the English counted 9/9).
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import importlib
 import re
 import subprocess
 from collections.abc import Iterable
@@ -51,7 +54,17 @@ _HEADING = re.compile(r"(?m)^## (\d+[a-z]?)\b")
 _NOTEBOOKS = re.compile(r"\b[Nn]otebooks? (\d\d)((?:(?:,| and| or) \d\d)*)(?:'s)?(?:,? \(?§(\d+[a-z]?))?")
 _NN_SECTION = re.compile(r"(?<![\w§])(\d\d) §(\d+[a-z]?)")
 _SECTION = re.compile(r"(?<![\w])(?:§|[Ss]ection )(\d+[a-z]?)\b")
-_SEED_SECTION = re.compile(r"\b[Ss]eeds? \d{3},? §\d+")
+_SEED_SECTION = re.compile(r"\b[Aa]rticles? \d{3},? §\d+")
+_LABKIT_NAME = re.compile(r"(?<![\w./-])labkit(?:\.[A-Za-z_]\w*)+")
+_ARTICLE = re.compile(r"\b[Aa]rticles? (\d{3})\b")
+_ARTICLE_ALIAS = re.compile(r"\b(?:[Ss]eeds?\b(?! of)|[Ss]ource articles?\b)")
+_LISTED_ARTICLE = re.compile(r"(?m)^- \*\*article (\d{3})\*\*")
+_ASKS_A_PERSON = re.compile(
+    r"\b(?:asks?|asked|needs)\b[^.]*?\b(?:a person|the user|the user's yes)\b|\bwaits? for an approval\b"
+)
+_ABOUT_A_CALL = re.compile(r"\b(?:gate|host|approv\w*|yes)\b", re.I)
+# What a run prints when a person (or the scripted user standing in for one) was asked about a call.
+_A_PERSON_WAS_ASKED = re.compile(r"asks (?:the user )?to approve|approved by the user")
 
 
 def _read(path: Path) -> nbformat.NotebookNode:
@@ -139,6 +152,63 @@ def path_problems(notebook: nbformat.NotebookNode, tracked: frozenset[str]) -> l
             ):
                 found.append(path)
         found += [name for name in _FILE.findall(source) if name not in names and name not in code]
+    return found
+
+
+def labkit_name_problems(notebook: nbformat.NotebookNode) -> list[str]:
+    """`labkit.x.y` names in the prose that do not resolve to a module or an attribute of one."""
+    found = []
+    for source in _markdown(notebook):
+        for name in dict.fromkeys(_LABKIT_NAME.findall(source)):
+            parts = name.split(".")
+            module, depth = None, len(parts)
+            while module is None and depth:
+                try:
+                    module = importlib.import_module(".".join(parts[:depth]))
+                except ModuleNotFoundError:
+                    depth -= 1
+            target: object = module
+            for attribute in parts[depth:]:
+                target = getattr(target, attribute, None)
+            if target is None:
+                found.append(name)
+    return found
+
+
+@functools.cache
+def listed_articles() -> frozenset[str]:
+    """The source articles notebook 00 lists ("- **article 003** · ..."): the only ones a lesson may cite."""
+    start = _lesson("00")
+    assert start is not None
+    return frozenset(number for source in _markdown(_read(start)) for number in _LISTED_ARTICLE.findall(source))
+
+
+def article_problems(notebook: nbformat.NotebookNode) -> list[str]:
+    """Source articles cited by a name notebook 00 does not give them ("seed 002") or by a number it does not list."""
+    found = []
+    for source in _markdown(notebook):
+        found += [f"{alias!r} (say 'article NNN')" for alias in _ARTICLE_ALIAS.findall(source)]
+        found += [f"article {number}" for number in _ARTICLE.findall(source) if number not in listed_articles()]
+    return found
+
+
+@functools.cache
+def _stored_outputs(number: str) -> str:
+    lesson = _lesson(number)
+    return "" if lesson is None else "\n".join(_output(cell) for cell in _read(lesson).cells)
+
+
+def approval_problems(notebook: nbformat.NotebookNode) -> list[str]:
+    """Sentences saying notebook NN's host asks a person about a call, where NN's stored run asked nobody."""
+    found = []
+    for source in _markdown(notebook):
+        for sentence in re.split(r"(?<=[.:;])\s+", " ".join(source.split())):
+            # A sentence that names the host's approval policy says who approved instead of a person.
+            if not (_ASKS_A_PERSON.search(sentence) and _ABOUT_A_CALL.search(sentence)) or "policy" in sentence:
+                continue
+            for first, _more, _section in _NOTEBOOKS.findall(sentence):
+                if not _A_PERSON_WAS_ASKED.search(_stored_outputs(first)):
+                    found.append(f"notebook {first} asked nobody: {sentence[:160]!r}")
     return found
 
 
@@ -243,6 +313,52 @@ def test_every_path_a_lesson_names_exists(path: Path) -> None:
 @pytest.mark.parametrize("path", ENGLISH, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_lesson_and_section_a_lesson_refers_to_exists(path: Path) -> None:
     assert reference_problems(path) == []
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_labkit_name_a_lesson_gives_exists(path: Path) -> None:
+    assert labkit_name_problems(_read(path)) == []
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_article_a_lesson_cites_is_listed_in_notebook_00(path: Path) -> None:
+    assert article_problems(_read(path)) == []
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_lesson_says_a_person_was_asked_only_where_the_run_asked_one(path: Path) -> None:
+    assert approval_problems(_read(path)) == []
+
+
+@pytest.mark.parametrize(
+    "english,chinese", list(zip(ENGLISH, CHINESE, strict=True)), ids=lambda p: str(p.relative_to(ROOT))
+)
+def test_the_chinese_prose_cites_the_same_articles(english: Path, chinese: Path) -> None:
+    def cited(path: Path, pattern: str) -> list[list[str]]:
+        return [sorted(re.findall(pattern, source)) for source in _markdown(_read(path))]
+
+    assert cited(chinese, r"原文 ?(\d{3})") == cited(english, r"\b[Aa]rticles? (\d{3})\b")
+
+
+def test_the_name_article_and_approval_checks_find_what_the_2026_12_04_review_found() -> None:
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell(
+                "`labkit.taxonomy.failure_table` reads each trace; `labkit.launch` passes an allow-list; "
+                "`labkit.failure_table` and `labkit.host.Host` exist. Seed 002 describes SSE; so does source "
+                "article 001, and article 007; article 004 is listed. `render_error_trend` writes a file, so the "
+                "gate of notebook 03 needs the user's yes. Notebook 07's gate asks a person. Notebook 04's "
+                "server asks the user something."
+            ),
+        ]
+    )
+    assert labkit_name_problems(notebook) == ["labkit.taxonomy.failure_table", "labkit.launch"]
+    assert article_problems(notebook) == [
+        "'Seed' (say 'article NNN')",
+        "'source article' (say 'article NNN')",
+        "article 007",
+    ]
+    assert [problem.split(":")[0] for problem in approval_problems(notebook)] == ["notebook 03 asked nobody"]
 
 
 @pytest.mark.parametrize(

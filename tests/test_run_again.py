@@ -1,4 +1,5 @@
-"""Run All twice while a form waits, in a real ipykernel driven as JupyterLab drives it (cell ids in each request)."""
+"""Run All twice, or an interrupt, while a form waits: a real ipykernel driven as JupyterLab drives it (cell ids in
+each request)."""
 
 from __future__ import annotations
 
@@ -22,14 +23,23 @@ answer = await widget_form({"space": "team"}, timeout=120)("Where should the cha
 print("answer:", answer)
 """
 NEXT_CELL = 'print("the next cell ran")'
+# Notebook 03's own cell: a whole run (servers, model loop) waits on the form, as in the classroom.
+SCENARIO_CELL = """
+from labkit import run_scenario, widget_form
+run = await run_scenario("canonical", elicit=widget_form({"space": "personal"}))
+"""
 HANG_GUARD_S = 60
+RUN_GUARD_S = 240
+"""A whole run to its form: servers started, the model loop to round 2 (45 s seen on a 2-core machine at load 8)."""
+READING_S = 1.0
+"""The least a learner takes to read a line and press a menu item (a pause in the test, never a limit it checks)."""
 
 
 class Kernel:
     """A real kernel, the requests sent to it, and what it published for each."""
 
-    def __init__(self, client: Any) -> None:
-        self.client = client
+    def __init__(self, manager: Any, client: Any) -> None:
+        self.manager, self.client = manager, client
         self.published: dict[str, list[dict[str, Any]]] = defaultdict(list)
 
     def run(self, code: str, cell_id: str) -> str:
@@ -49,8 +59,8 @@ class Kernel:
         data = {"method": "custom", "content": {"event": "click"}}
         self.client.shell_channel.send(self.client.session.msg("comm_msg", {"comm_id": comm_id, "data": data}))
 
-    def until(self, done: Callable[[], bool], what: str) -> None:
-        deadline = time.monotonic() + HANG_GUARD_S
+    def until(self, done: Callable[[], bool], what: str, guard: float = HANG_GUARD_S) -> None:
+        deadline = time.monotonic() + guard
         while not done():
             if time.monotonic() > deadline:
                 printed = {request: self.printed(request) for request in self.published}
@@ -69,6 +79,10 @@ class Kernel:
         return any(
             m["msg_type"] == "status" and m["content"]["execution_state"] == "idle" for m in self.published[request]
         )
+
+    def errors(self, request: str) -> list[list[str]]:
+        """The traceback of each error `request` showed, as the learner reads it (one entry per line)."""
+        return [m["content"]["traceback"] for m in self.published[request] if m["msg_type"] == "error"]
 
     def printed(self, request: str) -> str:
         return "".join(m["content"]["text"] for m in self.published[request] if m["msg_type"] == "stream")
@@ -100,7 +114,7 @@ def kernel(tmp_path) -> Iterator[Kernel]:
     env = {**os.environ, SCRIPTED_USER_ENV: "0", "PYTHONPATH": str(REPO_ROOT), "LABKIT_LANG": "en"}
     manager, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path), env=env)
     try:
-        yield Kernel(client)
+        yield Kernel(manager, client)
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
@@ -156,3 +170,22 @@ def test_another_cell_queued_behind_a_form_leaves_the_form_waiting(kernel) -> No
     kernel.until(lambda: kernel.finished(other), "ran the other cell after the form")
     assert "answer: None" in kernel.printed(form) and "ran this" not in kernel.printed(form)
     assert kernel.printed(other) == "the next cell ran\n"
+
+
+def test_an_interrupt_while_the_form_waits_ends_the_run_before_its_one_line_is_read(kernel) -> None:
+    """Kernel > Interrupt, then Run All once the cell says what happened: the new run's cells all run; the interrupted
+    run's own queued cells do not (Jupyter's rule after an error). It failed when IPython, after showing the one line,
+    formatted the whole cancelled run's traceback for its history (3 s on a quiet machine): the cell still ran when the
+    learner pressed Run All, and ipykernel aborted the new run's cells with the interrupted run's."""
+    form, rest_of_run = kernel.run(SCENARIO_CELL, "form"), kernel.run(NEXT_CELL, "next")
+    kernel.until(lambda: kernel.shows_form(form), "showed the form", RUN_GUARD_S)
+    kernel.manager.interrupt_kernel()
+    kernel.until(lambda: kernel.errors(form), "said that the interrupt stopped the form")
+    time.sleep(READING_S)  # the learner reads the line, then presses Run All
+    again = kernel.run(NEXT_CELL, "next")
+
+    kernel.until(lambda: kernel.finished(again), "answered the new run's cell")
+    assert kernel.printed(again) == "the next cell ran\n", "the new run's cell ran, not aborted"
+    assert kernel.printed(rest_of_run) == "", "the interrupted run's queued cell was not run"
+    [stopped] = kernel.errors(form)
+    assert len(stopped) == 1 and "interrupted while a form waited" in stopped[0], stopped

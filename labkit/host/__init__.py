@@ -35,11 +35,11 @@ from ._conversation import THINKING_BUDGET, Conversation, ToolCall, ToolResult, 
 from ._gate import Approver, GateDecision, GatePolicy, check_call, deny_all, needs_approval
 from ._guards import Guard, LocalTool, LocalToolResult
 from ._host import Asker, Host, RunResult, lab_workspace
-from ._http_record import HttpRecorder, HttpRefused, redact_credential
+from ._http_record import AuthorizationRefused, HttpRecorder, HttpRefused, redact_credential
 from ._jsonschema import jsonschema_module
 from ._mapping import Api, ConvertedTool, McpCall, convert_tool, convert_tools, to_mcp_call, wire_tool
 from ._model_clients import ENV_VAR, ModelSelection, Provider, import_sdk_meanwhile, model_client, select_model
-from ._oauth import ClientCredentials, SignIn
+from ._oauth import ClientCredentials, SignIn, client_metadata_document
 from ._pool import HOST_SERVER, Route, ServerPool, namespaced_name
 from ._progress import Progress, progress
 from ._progress_updates import ProgressUpdates
@@ -77,6 +77,7 @@ __all__ = [
     "Asker",
     "AuditEntry",
     "AuditLog",
+    "AuthorizationRefused",
     "ClientCredentials",
     "ConfigError",
     "Confinement",
@@ -114,6 +115,7 @@ __all__ = [
     "WaitingForm",
     "argument_hash",
     "check_call",
+    "client_metadata_document",
     "confinement",
     "convert_tool",
     "convert_tools",

@@ -26,9 +26,10 @@ from ..server_contract import EVENTS_FILE_ENV
 from ..trace import Kind, Meta, Outcome, Trace
 from ._connection import Turn
 from ._forms import url_consent
-from ._http_record import HttpRecorder
+from ._http_record import HttpRecorder, sign_in_refusal
 from ._pool import ServerPool
 from ._router import ToolRouter
+from ._tasks import TaskPolling
 from ._tool_listing import on_tools_changed, tools_changed_stream
 from ._transports import http_transport, sse_transport, stdio_transport
 
@@ -72,6 +73,7 @@ class Connector:
         elicit: Elicitor | None,
         input_required_max_rounds: int,
         roots: tuple[Path, ...] = (),
+        tasks: bool = False,
     ) -> None:
         if era not in ERAS:
             raise ValueError(f"era must be one of {sorted(ERAS)}, not {era!r}")
@@ -79,6 +81,7 @@ class Connector:
         self.era, self.elicit = era, elicit
         self.input_required_max_rounds = input_required_max_rounds
         self.roots = roots
+        self.tasks = tasks
         self.sign_in: Any = None
         """A `SignIn` (notebook 09): the host signs in to protected HTTP servers through the SDK's OAuth client."""
         """The folders the host offers servers as `roots` (none: the capability is not declared)."""
@@ -156,6 +159,7 @@ class Connector:
                 input_required_max_rounds=self.input_required_max_rounds,
                 list_roots_callback=self.on_list_roots if self.roots else None,
                 message_handler=on_tools_changed(changed),
+                extensions=[TaskPolling()] if self.tasks else [],
             ) as client:
                 opened = True
                 async with tools_changed_stream(client, changed):
@@ -163,7 +167,7 @@ class Connector:
         except Exception as error:
             refused = None if opened else recorder.refused(spec.url or spec.describe())
             if refused is not None:  # one error naming the server, the status and its challenge, not a group
-                raise refused from error
+                raise (sign_in_refusal(error) or refused) from error
             if not opened and spec.url is not None and (cause := _unreachable(error)) is not None:
                 address = urlsplit(spec.url).netloc
                 why = _("nothing answers at {address} ({cause}); check that the server runs and that its URL is right")

@@ -57,6 +57,9 @@ class Host:
     `roots` are the folders the host offers servers (`roots/list`); with none, the capability is not
     declared and a server that asks is told which capability it lacks. `Host.from_config` offers the
     config's workspace; `roots=[lab_workspace()]` offers the lab's.
+
+    `tasks=True` declares the Tasks extension (`io.modelcontextprotocol/tasks`): a server may then answer a long
+    call with a task, which the host polls to its end within `call_timeout`, and cancels past it (notebook 10).
     """
 
     def __init__(
@@ -79,6 +82,7 @@ class Host:
         start_timeout: float = 30.0,
         roots: Sequence[str | Path] = (),
         sign_in: Any = None,
+        tasks: bool = False,
     ) -> None:
         self.trace = trace
         self.servers = list(servers)
@@ -106,6 +110,7 @@ class Host:
             elicit=elicit,
             input_required_max_rounds=input_required_max_rounds,
             roots=tuple(Path(r).resolve() for r in roots),
+            tasks=tasks,
         )
         self.connector.sign_in = sign_in  # a SignIn: how the host signs in to protected servers (notebook 09)
         self.router.offered = frozenset({"elicitation", *(("roots",) if self.connector.roots else ())})

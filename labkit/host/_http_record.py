@@ -13,7 +13,15 @@ from .._i18n import _
 from ..errors import AuthError
 from ..trace import Actor, Event, Kind, Meta, Trace
 
-__all__ = ["AUTH_STATUSES", "HttpRecorder", "HttpRefused", "redact_credential", "refusal_in"]
+__all__ = [
+    "AUTH_STATUSES",
+    "AuthorizationRefused",
+    "HttpRecorder",
+    "HttpRefused",
+    "redact_credential",
+    "refusal_in",
+    "sign_in_refusal",
+]
 
 AUTH_STATUSES = (401, 403)
 _MCP_HEADERS = ("mcp-protocol-version", "mcp-method", "mcp-name", "mcp-session-id", "content-type")
@@ -45,6 +53,19 @@ class HttpRefused(AuthError):
             _(
                 "the {server} server ({url}) answered HTTP {status} to {method}: {why}. Its challenge: {challenge}"
             ).format(server=server, url=url, status=status, method=method, why=why, challenge=shown)
+        )
+
+
+class AuthorizationRefused(AuthError):
+    """The authorization server refused the host's sign-in outright (an OAuth error, no consent page): the message
+    names the server signed in to, the authorization server, the error and its description (notebook 09)."""
+
+    def __init__(self, server: str, authority: str, error: str, description: str) -> None:
+        self.server, self.authority, self.error, self.description = server, authority, error, description
+        super().__init__(
+            _("the authorization server {authority} refused the sign-in to the {server} server: {error}: {why}").format(
+                authority=authority, server=server, error=error, why=description
+            )
         )
 
 
@@ -141,6 +162,19 @@ class HttpRecorder:
     def refused(self, url: str) -> HttpRefused | None:
         """The 401 or 403 that stopped this server, as one error, if there was one."""
         return None if self.refusal is None else refused_error(self.refusal, url)
+
+
+def sign_in_refusal(error: BaseException) -> AuthorizationRefused | None:
+    """The authorization server's own refusal among an error's causes and groups, if that is what stopped a start."""
+    pending, seen = [error], set()
+    while pending:
+        found = pending.pop()
+        if isinstance(found, AuthorizationRefused):
+            return found
+        if id(found) not in seen:
+            seen.add(id(found))
+            pending += [e for e in (*getattr(found, "exceptions", ()), found.__cause__, found.__context__) if e]
+    return None
 
 
 def refused_error(event: Event, url: str) -> HttpRefused:

@@ -20,11 +20,32 @@ from .._i18n import _
 from ..errors import AuthError
 from ..trace import Kind, Trace
 from ._connector import FORM_ABOUT, Elicitor
+from ._http_record import AuthorizationRefused
 
-__all__ = ["REDIRECT_URI", "ClientCredentials", "HostTokens", "SignIn", "oauth_provider"]
+__all__ = [
+    "REDIRECT_URI",
+    "ClientCredentials",
+    "HostTokens",
+    "SignIn",
+    "client_metadata_document",
+    "oauth_provider",
+]
 
 REDIRECT_URI = "http://127.0.0.1/labkit-host/callback"
 """Where the authorization server sends the browser back; the host's browser reads the code from that redirect."""
+_CLIENT_METADATA = OAuthClientMetadata(
+    redirect_uris=[AnyUrl(REDIRECT_URI)],
+    client_name="labkit-host",
+    grant_types=["authorization_code", "refresh_token"],
+    response_types=["code"],
+)
+
+
+def client_metadata_document(url: str) -> dict[str, Any]:
+    """The host's client ID metadata document, to publish at `url` (notebook 09): the same metadata it registers
+    with where an authorization server takes no document, with `url` as its client ID and no secret."""
+    metadata = _CLIENT_METADATA.model_dump(mode="json", exclude_none=True)
+    return {**metadata, "client_id": url, "token_endpoint_auth_method": "none"}
 
 
 @dataclass
@@ -167,7 +188,7 @@ def _new_provider(server: str, url: str, store: HostTokens, sign_in: SignIn) -> 
             FORM_ABOUT.reset(token)
         allowed = bool(answer and answer.get("allow"))
         trace.record("user", "host", Kind.USER_ANSWER, _("allow") if allowed else _("decline"), payload=answer)
-        redirected.update(await _browse(authorization_url, sign_in.user if allowed else None, trace))
+        redirected.update(await _browse(server, authorization_url, sign_in.user if allowed else None, trace))
 
     async def callback() -> AuthorizationCodeResult:
         if "code" not in redirected:
@@ -180,15 +201,9 @@ def _new_provider(server: str, url: str, store: HostTokens, sign_in: SignIn) -> 
             code=redirected["code"], state=redirected.get("state"), iss=redirected.get("iss")
         )
 
-    metadata = OAuthClientMetadata(
-        redirect_uris=[AnyUrl(REDIRECT_URI)],
-        client_name="labkit-host",
-        grant_types=["authorization_code", "refresh_token"],
-        response_types=["code"],
-    )
     return OAuthClientProvider(
         server_url=url,
-        client_metadata=metadata,
+        client_metadata=_CLIENT_METADATA.model_copy(deep=True),  # the SDK's client writes the scopes it asks into it
         storage=store,
         redirect_handler=redirect,
         callback_handler=callback,
@@ -210,12 +225,15 @@ def _pre_registered(sign_in: SignIn) -> OAuthClientInformationFull:
     )
 
 
-async def _browse(authorization_url: str, user: str | None, trace: Trace) -> dict[str, str]:
+async def _browse(server: str, authorization_url: str, user: str | None, trace: Trace) -> dict[str, str]:
     """The user's browser on the authorization server: its consent page, if it shows one, answered as `user`
     (None: deny), up to the redirect back to the host, whose query is returned (code and state, or error).
-    An authorization server that redirects back at once (it asks nothing itself) gets no consent page answered."""
+    An authorization server that redirects back at once (it asks nothing itself) gets no consent page answered;
+    one that answers with an OAuth error instead of a page is `AuthorizationRefused`, its reason recorded."""
     async with httpx2.AsyncClient(timeout=10.0) as browser:
         answer = await _until_back(browser, browser.build_request("GET", authorization_url))
+        if answer.is_client_error:
+            _refused(server, answer, trace)
         if not _is_back(answer):
             page = answer
             request = parse_qs(page.url.query.decode() if isinstance(page.url.query, bytes) else str(page.url.query))
@@ -245,6 +263,24 @@ async def _browse(authorization_url: str, user: str | None, trace: Trace) -> dic
         payload={"status": answer.status_code},
     )
     return back
+
+
+def _refused(server: str, answer: httpx2.Response, trace: Trace) -> None:
+    try:
+        body = answer.json()
+    except ValueError:
+        body = {}
+    body = body if isinstance(body, dict) else {}
+    error = str(body.get("error") or _("HTTP {status}").format(status=answer.status_code))
+    description = str(body.get("error_description") or answer.text[:200])
+    trace.record(
+        "auth",
+        "user",
+        Kind.AUTH_REFUSED,
+        _("refused: {error}").format(error=error),
+        payload={"status": answer.status_code, "error": error, "error_description": description},
+    )
+    raise AuthorizationRefused(server, answer.url.netloc.decode(), error, description)
 
 
 async def _until_back(browser: httpx2.AsyncClient, request: httpx2.Request) -> httpx2.Response:

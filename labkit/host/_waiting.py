@@ -50,9 +50,13 @@ class WaitingForm:
         if live:
             self.form.add_class(_WAITING)
             script = widgets.Output()
-            script.append_display_data(Javascript(_SCRIPT.replace("CONFIG", json.dumps(self._texts()))))
+            script.append_display_data(Javascript(self.page_script()))
             self.form.children = (*self.form.children, script)
         display(_Shown(self.form))
+
+    def page_script(self) -> str:
+        """The JavaScript that keeps this form found in the page (run by JupyterLab where the form is drawn)."""
+        return _SCRIPT.replace("CONFIG", json.dumps(self._texts()))
 
     async def wait(self, answer: asyncio.Future[Any], timeout: float) -> Waited:
         """Wait for a click (see `wait_for_click`); an interrupt closes the form, and the cell says so in one line.
@@ -128,6 +132,12 @@ def _hook_stop_message() -> Any:
                 )
                 + "\x1b[0m"
             ]
+            # IPython also stores each error's traceback, formatted again after this is shown: for a run's
+            # cancellation that took seconds, the cell still [*] while the learner read this line and pressed Run
+            # All, whose cells ipykernel then aborted (stop_on_error aborts what is queued when a cell fails). The
+            # line is the whole story: stored as it is, the cell ends as it appears.
+            value._render_traceback_ = lambda: stb  # type: ignore[attr-defined]
+            value.__context__, value.__cause__ = None, None
         else:
             stb = shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
         shell._showtraceback(etype, value, stb)
@@ -139,28 +149,55 @@ def _hook_stop_message() -> Any:
 
 # Runs in the page, once per form (the view may be drawn again). It finds the form by its own class (each form's
 # is unique, even across notebooks whose kernels number their forms alike), scrolls it to the middle of its
-# notebook until it has stayed in view for a second (Run All scrolls too), focuses its first control, and keeps a
-# notice in the notebook's toolbar and the tab's title while the form waits. JupyterLab marks the widgets of a
-# kernel that restarted or stopped `jupyter-widgets-disconnected`: the form then says so instead of "waiting".
+# notebook until it has stayed in view for a second (Run All scrolls too) and focuses its first control. JupyterLab
+# marks the widgets of a kernel that restarted or stopped `jupyter-widgets-disconnected`: the form then says so
+# instead of "waiting". The notice in each notebook's toolbar and the tab's title are not a form's: one keeper per
+# page (the first form's script starts it) makes them follow what is on the page, each notebook with one banner
+# while any of its forms waits and none otherwise, so a form whose output was cleared (its cell run again) leaves
+# no banner behind and two forms never make two.
 _SCRIPT = """
 (() => {
   const cfg = CONFIG;
+  const keeper = window.labkitWaitingKeeper || (window.labkitWaitingKeeper = (() => {
+    const texts = {}, titles = new Set();
+    const keyOf = (form) => [...form.classList].find(c => c in texts);
+    const retitle = (waiting) => {
+      let bare = document.title;
+      for (const t of titles) if (bare.startsWith(t + ' · ')) bare = bare.slice(t.length + 3);
+      const want = waiting ? texts[keyOf(waiting)].title + ' · ' + bare : bare;
+      if (document.title !== want) document.title = want;
+    };
+    const keep = () => {
+      for (const panel of document.querySelectorAll('.jp-NotebookPanel')) {
+        const waiting = [...panel.querySelectorAll('.labkit-form.labkit-waiting')].find(keyOf);
+        const toolbar = panel.querySelector('.jp-NotebookPanel-toolbar');
+        const banners = [...panel.querySelectorAll('.labkit-waiting-banner')];
+        banners.slice(waiting && toolbar ? 1 : 0).forEach(b => b.remove());
+        if (!waiting || !toolbar) continue;
+        const banner = banners[0] || document.createElement('div');
+        banner.textContent = texts[keyOf(waiting)].banner;
+        if (banners[0]) continue;
+        banner.className = 'labkit-waiting-banner';
+        banner.style.cssText = 'background:#fff3cd;color:#664d03;border:1px solid #e0b000;border-radius:3px;' +
+          'padding:0 8px;margin:0 6px;font-weight:bold;cursor:pointer;align-self:center;white-space:nowrap';
+        banner.onclick = () => {
+          const form = panel.querySelector('.labkit-form.labkit-waiting');
+          if (form) form.scrollIntoView({block: 'center'});
+        };
+        toolbar.insertBefore(banner, toolbar.querySelector('.jp-Toolbar-spacer') || null);
+      }
+      retitle([...document.querySelectorAll('.labkit-form.labkit-waiting')].find(keyOf));
+    };
+    setInterval(keep, 250);
+    return {add: (c) => { texts[c.key] = c; titles.add(c.title); keep(); }};
+  })());
   if (window[cfg.key]) return;
   window[cfg.key] = true;
-  const titled = (t) => t.startsWith(cfg.title + ' · ') ? t.slice(cfg.title.length + 3) : t;
-  let shownFor = 0, settled = false, wasVisible = false, missing = 0, banner = null;
+  let shownFor = 0, settled = false, wasVisible = false, missing = 0;
   const find = () => document.querySelector('.' + cfg.key);
-  const bringIn = (form) => { form.scrollIntoView({block: 'center'}); };
-  const retitle = () => {
-    const waiting = [...document.querySelectorAll('.labkit-waiting')].length > 0;
-    const bare = titled(document.title);
-    const want = waiting ? cfg.title + ' · ' + bare : bare;
-    if (document.title !== want) document.title = want;
-  };
-  const stop = () => { clearInterval(timer); if (banner) banner.remove(); retitle(); };
   const tick = () => {
     const form = find();
-    if (!form) { if (++missing > 40) stop(); return; }
+    if (!form) { if (++missing > 40) clearInterval(timer); return; }
     missing = 0;
     if (form.classList.contains('labkit-waiting') && form.classList.contains('jupyter-widgets-disconnected')) {
       const status = form.querySelector('.labkit-form-status');
@@ -168,25 +205,13 @@ _SCRIPT = """
       form.querySelectorAll('button, input, select, textarea').forEach(c => { c.disabled = true; });
       form.classList.remove('labkit-waiting');
     }
-    if (!form.classList.contains('labkit-waiting')) { stop(); return; }
-    const panel = form.closest('.jp-NotebookPanel');
-    const toolbar = panel && panel.querySelector('.jp-NotebookPanel-toolbar');
-    if (toolbar && (!banner || !toolbar.contains(banner))) {
-      banner = document.createElement('div');
-      banner.className = 'labkit-waiting-banner';
-      banner.textContent = cfg.banner;
-      banner.style.cssText = 'background:#fff3cd;color:#664d03;border:1px solid #e0b000;border-radius:3px;' +
-        'padding:0 8px;margin:0 6px;font-weight:bold;cursor:pointer;align-self:center;white-space:nowrap';
-      banner.onclick = () => { settled = false; shownFor = 0; const f = find(); if (f) bringIn(f); };
-      toolbar.insertBefore(banner, toolbar.querySelector('.jp-Toolbar-spacer') || null);
-    }
-    retitle();
+    if (!form.classList.contains('labkit-waiting')) { clearInterval(timer); return; }
     const visible = form.offsetParent !== null;
     if (visible && !wasVisible) { settled = false; shownFor = 0; }
     wasVisible = visible;
     if (!visible || settled) return;
     const box = form.getBoundingClientRect();
-    const scroller = form.closest('.jp-WindowedPanel-outer') || panel || document.body;
+    const scroller = form.closest('.jp-WindowedPanel-outer') || form.closest('.jp-NotebookPanel') || document.body;
     const view = scroller.getBoundingClientRect();
     if (box.top >= view.top && box.top + Math.min(box.height, 80) <= view.bottom) {
       if (shownFor === 0) {
@@ -196,10 +221,11 @@ _SCRIPT = """
       if (++shownFor >= 4) settled = true;
     } else {
       shownFor = 0;
-      bringIn(form);
+      form.scrollIntoView({block: 'center'});
     }
   };
   const timer = setInterval(tick, 250);
+  keeper.add(cfg);
   tick();
 })();
 """

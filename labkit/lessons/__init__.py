@@ -13,7 +13,7 @@ from ._benign import HELD_OUT, benign_tools, false_flags, lab_server_tools, publ
 from ._context_cost import CACHE_READ, CACHE_WRITE, cost_summary, padding_tools, request_costs
 from ._exercises import TODO, Exercise, Verdict, register, run_sync
 from ._model import make_client
-from ._remote import authorization_server
+from ._remote import authorization_server, client_site
 from ._runs import SCENARIO_NAMES, TASKS, ScenarioRun, run_scenario
 from ._security_lab import (
     CANARIES,
@@ -75,6 +75,7 @@ __all__ = [
     "canaries_in",
     "check",
     "classify",
+    "client_site",
     "context_ledger",
     "context_table",
     "cost_summary",

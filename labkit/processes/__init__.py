@@ -12,6 +12,7 @@ the machine is busy (`moving_deadline`). This wing imports no other wing: `labki
 from ._busy_machine import Deadline, MovingDeadline, longest, moving_deadline
 from ._held_port import HeldPort
 from ._launch import http_server, stdio_params
+from ._local_ca import LocalCA
 from ._loopback import DIRECT_TO_LOOPBACK
 from ._message_limit import MAX_RESULT_BYTES_ENV, ServerMessageTooLarge, max_message_bytes
 from ._network_env import network_env
@@ -36,6 +37,7 @@ __all__ = [
     "Deadline",
     "HeldPort",
     "LabTempDir",
+    "LocalCA",
     "MovingDeadline",
     "ServerEnd",
     "ServerEnded",

@@ -7,15 +7,19 @@ import json
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
+from socketserver import ThreadingMixIn
 from typing import Any
 
 from mcp_types import CONNECTION_CLOSED, ErrorData, JSONRPCError
 
 from .._i18n import _
+from .._time_limits import scaled
 
 __all__ = ["HeldPort"]
 
 _MAX_BODY = 1 << 20
+_REQUEST_READ_S = 5.0
+"""How long the ended server's answer waits for a request's bytes (a connection that sends nothing is closed)."""
 
 
 class HeldPort:
@@ -81,8 +85,16 @@ class HeldPort:
         self.socket.close()
 
 
-class _EndedServer(HTTPServer):
-    """The standard library's HTTP server on the held socket, answering each request with one JSON-RPC error."""
+class _EndedServer(ThreadingMixIn, HTTPServer):
+    """The standard library's HTTP server on the held socket, answering each request with one JSON-RPC error.
+
+    Each connection is answered in a thread of its own and none is waited for when answering stops: a connection
+    that sends nothing (anyone's, on a shared machine) can neither hold up the answers to others nor the server's
+    restart, which stops this answering first.
+    """
+
+    daemon_threads = True
+    block_on_close = False
 
     def __init__(self, held: socket.socket, message: str) -> None:
         super().__init__(held.getsockname(), _Ended, bind_and_activate=False)
@@ -97,6 +109,10 @@ class _EndedServer(HTTPServer):
 
 class _Ended(BaseHTTPRequestHandler):
     server: _EndedServer
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(scaled(_REQUEST_READ_S))
 
     def _answer(self) -> None:
         with contextlib.suppress(ValueError):  # the body is read, so that the answer is not lost to a reset

@@ -58,6 +58,7 @@ class Kind(StrEnum):
     SYSTEM_ANSWER = "system.answer"
     AUTH_CONSENT = "auth.consent"
     AUTH_REDIRECT = "auth.redirect"
+    AUTH_REFUSED = "auth.refused"
 
 
 _MEANINGS: dict[Kind, str] = {
@@ -106,6 +107,7 @@ _MEANINGS: dict[Kind, str] = {
     Kind.SYSTEM_ANSWER: N_("the business system's answer"),
     Kind.AUTH_CONSENT: N_("the user's browser on the authorization server's consent page"),
     Kind.AUTH_REDIRECT: N_("the authorization server sends the browser back to the host, with a code or a refusal"),
+    Kind.AUTH_REFUSED: N_("the authorization server refuses the sign-in outright, with an OAuth error saying why"),
 }
 
 

@@ -14,8 +14,10 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -165,15 +167,15 @@ def guard(lab: Lab) -> Guard:
     return Guard(lab.url + "/")
 
 
-@pytest.fixture
-def page(lab: Lab, guard: Guard, tmp_path: Path, request: pytest.FixtureRequest):
-    """A fresh Chromium profile whose every request that is not for the lab is aborted and logged."""
+@contextmanager
+def chromium_tab(guard: Guard, profile: Path) -> Iterator[Any]:
+    """A tab of a fresh Chromium profile whose every request that is not for `guard`'s prefix is aborted and logged."""
     sync_api = pytest.importorskip("playwright.sync_api")
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} not found: `apt-get install chromium` (see .ci/browser.sh)")
     with sync_api.sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
-            str(tmp_path / "profile"),
+            str(profile),
             executable_path=str(CHROMIUM),
             headless=True,
             args=CHROMIUM_FLAGS,
@@ -193,15 +195,31 @@ def page(lab: Lab, guard: Guard, tmp_path: Path, request: pytest.FixtureRequest)
         tab = context.pages[0] if context.pages else context.new_page()
         tab.on("websocket", lambda ws: guard.sockets.append(ws.url))  # not routable: logged and checked instead
         tab.set_default_timeout(60_000)
+        try:
+            yield tab
+        finally:
+            context.close()
+
+
+@pytest.fixture
+def page(lab: Lab, guard: Guard, tmp_path: Path, request: pytest.FixtureRequest):
+    """A fresh Chromium profile whose every request that is not for the lab is aborted and logged."""
+    with chromium_tab(guard, tmp_path / "profile") as tab:
         yield tab
         if request.node.stash.get(_FAILED, False):
             SHOTS.mkdir(exist_ok=True)
             tab.screenshot(path=str(SHOTS / f"FAILED_{request.node.name}.png"))
-        context.close()
     _delete_kernels(lab.url)  # each test's kernel (and the MCP servers it started) ends with the test
     # and so do its open tabs: JupyterLab's workspace is the server's, and a test that found the last test's lessons
     # open started a kernel for each at once (on a busy machine one failed to start: JupyterLab's Select Kernel dialog)
     _forget_workspaces(lab.url)
+
+
+@pytest.fixture
+def bare_page(tmp_path: Path) -> Iterator[Any]:
+    """A Chromium tab with no JupyterLab behind it (no request leaves it): a page the test writes itself."""
+    with chromium_tab(Guard("about:"), tmp_path / "profile") as tab:
+        yield tab
 
 
 @pytest.fixture

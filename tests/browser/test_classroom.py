@@ -13,7 +13,16 @@ from typing import Any
 import pytest
 
 from .conftest import REPO, SHOTS, STALLED_S
-from .test_lab_in_browser import cells_running, errors_in, front, jupyterlab_chinese, menu, shoot, wait_idle
+from .test_lab_in_browser import (
+    cells_running,
+    errors_in,
+    front,
+    jupyterlab_chinese,
+    kernel_status,
+    menu,
+    shoot,
+    wait_idle,
+)
 
 pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import Locator, Page, expect
@@ -203,6 +212,11 @@ def cell_errors(page: Page) -> list[str]:
     )
 
 
+def form_key(form: Locator) -> str | None:
+    """The form's own class (`labkit-form-<12 hex>`): it names that one form, whatever notebook or run drew it."""
+    return form.evaluate("f => [...f.classList].find(c => /^labkit-form-[0-9a-f]{12}$/.test(c))")
+
+
 def waiting_forms(panel: Locator) -> Locator:
     """The forms and approvals that wait for a click: an enabled button in a labkit form."""
     return panel.locator(".labkit-form").filter(has=panel.page.locator("button:not([disabled])"))
@@ -216,7 +230,7 @@ def answer_each_form(page: Page, panel: Locator, path: str, tr: gettext.NullTran
     while True:
         forms = waiting_forms(panel)
         if forms.count():
-            key = forms.first.evaluate("f => [...f.classList].find(c => /^labkit-form-[0-9a-f]{12}$/.test(c))")
+            key = form_key(forms.first)
             form = panel.locator(f".{key}") if key else forms.first
             until_in_view(form)
             shoot(page, f"classroom_{name}_form_{answered + 1}")
@@ -293,7 +307,7 @@ MISTAKES = ("run-the-form-cell-again", "interrupt", "restart", "close-and-reopen
 def form_in_view(page: Page, panel: Locator) -> Locator:
     """The one waiting form, by its own class, once it is inside the window."""
     waiting = until_one_form(panel)
-    key = waiting.evaluate("f => [...f.classList].find(c => /^labkit-form-[0-9a-f]{12}$/.test(c))")
+    key = form_key(waiting)
     form = panel.locator(f".{key}") if key else waiting
     until_in_view(form)
     return form
@@ -333,10 +347,15 @@ def test_a_classroom_mistake_while_a_form_waits_ends_in_a_live_form_or_one_line(
         closed(again)
         wait_idle(page)
     elif mistake == "interrupt":
+        # the kernel says what it does: busy while its cell waits on the form, idle only once the interrupt ended it
+        assert kernel_status(page) == "busy", kernel_status(page)
         menu(page, "Kernel", "Interrupt Kernel")
         closed(form)
         expect(page.locator(".labkit-waiting-banner")).to_have_count(0)
         wait_idle(page)
+        form_cell = panel.locator(".jp-CodeCell").filter(has=page.locator(f".{form_key(form)}"))
+        prompt = form_cell.locator(".jp-InputPrompt").inner_text()
+        assert "*" not in prompt, f"the kernel said idle while the interrupted cell still ran: {prompt}"
         shoot(page, name)
         errors = errors_in(panel)
         assert len(errors) == 1 and len(errors[0].strip().splitlines()) == 1, errors  # one line, no traceback

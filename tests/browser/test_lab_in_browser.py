@@ -69,6 +69,11 @@ _KERNEL = """() => { const context = FRONT()?.sessionContext;
 _WORKING = ("starting", "initializing", "connecting", "restarting", "autorestarting", "terminating", "busy")
 
 
+def kernel_status(page: Page) -> str | None:
+    """The state of the kernel of the notebook in front, as its kernel last reported it (busy, idle, ...)."""
+    return page.evaluate(front(_KERNEL))["status"]
+
+
 def wait_idle(page: Page, *, any_kernel: bool = False) -> None:
     """Wait, as long as the kernel starts or works, until the notebook in front has its own kernel and it is idle (or
     in any state, if `any_kernel`: a reopened tab shows a kernel busy on a form as 'unknown' for minutes): not the
