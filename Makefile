@@ -10,13 +10,12 @@ STAMP  := $(VENV)/.installed
 UV_PIN := uv==0.13.9
 UV     := $(VENV)/bin/uv pip install --quiet --python $(PY)
 
-$(STAMP): requirements.txt pyproject.toml Makefile
+$(STAMP): requirements.txt pyproject.toml Makefile binder/lab_environment.sh
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet $(UV_PIN)
 	$(UV) --compile-bytecode -r requirements.txt
 	$(UV) --no-deps -e .
-	$(PY) -m labkit._warm_kernels
-	$(PY) -m labkit._lab_edition
+	bash binder/lab_environment.sh $(PY)
 	touch $(STAMP)
 
 # The lab's JupyterLab settings (no news pop-ups; notebooks before other files; widgets' messages on the kernel's
@@ -25,8 +24,7 @@ $(STAMP): requirements.txt pyproject.toml Makefile
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 
 $(LAB_SETTINGS): binder/overrides.json | $(STAMP)
-	mkdir -p $(dir $@)
-	cp binder/overrides.json $@
+	bash binder/lab_environment.sh $(PY)
 
 env: $(STAMP) $(LAB_SETTINGS)
 
@@ -41,7 +39,7 @@ START := $(if $(filter zh%,$(LANG)),zh-CN/notebooks/00_start_here.ipynb,notebook
 lab: $(STAMP) $(LAB_SETTINGS)
 	$(VENV)/bin/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. --LabApp.default_url=/labkit/open/$(START)
 
-# The tests (two halves) and the notebooks (English, Chinese) as four pytest runs side by side; each prints
+# The tests (four suites) and the notebooks (English, Chinese) as six pytest runs, four at a time; each prints
 # its command. `make test SUITES="notebooks notebooks-zh-CN"` runs only the suites named; CI adds `browser`.
 test: $(STAMP)
 	$(PY) tools/run_tests.py $(SUITES)
@@ -68,6 +66,7 @@ learners-env: $(STAMP)
 	$(VENV)/bin/uv pip install --quiet --python "$(LEARNERS_VENV)/bin/python" -r requirements.txt \
 	  -r classroom/requirements.txt
 	$(VENV)/bin/uv pip install --quiet --python "$(LEARNERS_VENV)/bin/python" --no-deps -e .
+	bash binder/lab_environment.sh "$(LEARNERS_VENV)/bin/python"
 	chmod -R a+rX "$(LEARNERS_VENV)"
 
 binder-check:

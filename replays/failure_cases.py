@@ -19,7 +19,7 @@ from typing import Any
 from labkit.host import GatePolicy, ServerSpec, ToolResult
 from replays.fault_cases import REPO, SILENT, Replay, _calls
 
-__all__ = ["CASES", "STRAY_PRINT", "busy_cpu", "crowded_start", "hogs_on_cpu0"]
+__all__ = ["CASES", "STRAY_PRINT", "busy_cpu", "busy_cpu_call", "crowded_start", "hogs_on_cpu0"]
 
 LOGS_ARGS = {"service": "order-service", "since": "2026-10-29T20:00"}
 READ_LOGS = GatePolicy(auto_approve=frozenset({"query_errors", "hello", "started_with"}))
@@ -77,10 +77,20 @@ def _environment(**values: str) -> Iterator[None]:
 _NO_PROXY_THERE = "http://127.0.0.1:9"  # the discard port: nothing listens, as for a proxy out of reach
 
 
-async def behind_a_proxy(transport: str) -> Replay:
-    """`HTTP_PROXY`/`HTTPS_PROXY` set, as on a school network, and the lab's own server on 127.0.0.1."""
+_NO_SOCKS_PROXY_THERE = "socks5://127.0.0.1:9"
+"""A SOCKS proxy, which httpx can use only with a package the lab does not install (socksio)."""
+
+
+async def behind_a_proxy(transport: str, every: str = _NO_PROXY_THERE) -> Replay:
+    """`HTTP_PROXY`/`HTTPS_PROXY` set, as on a school network (and `ALL_PROXY` to `every`), and the lab's own server
+    on 127.0.0.1."""
     with _environment(
-        HTTP_PROXY=_NO_PROXY_THERE, HTTPS_PROXY=_NO_PROXY_THERE, http_proxy=_NO_PROXY_THERE, https_proxy=_NO_PROXY_THERE
+        HTTP_PROXY=_NO_PROXY_THERE,
+        HTTPS_PROXY=_NO_PROXY_THERE,
+        http_proxy=_NO_PROXY_THERE,
+        https_proxy=_NO_PROXY_THERE,
+        ALL_PROXY=every,
+        all_proxy=every,
     ):
         return await _calls(ServerSpec("logs", transport=transport), ("query_errors", LOGS_ARGS), policy=READ_LOGS)
 
@@ -132,10 +142,11 @@ mcp.run()
 """
 
 
-async def learners_file_shadows_an_import(folder: Path, warm: bool) -> Replay:
-    """A learner's server beside a file of theirs named `mcp.py`, started warm (forked) or cold."""
+async def learners_file_shadows_an_import(folder: Path, warm: bool, name: str = "mcp.py") -> Replay:
+    """A learner's server beside a file of theirs named `name` (`mcp.py`; `selectors.py`, a module the standard
+    library imports deep down), started warm (forked) or cold."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "mcp.py").write_text("# my notes on the Model Context Protocol\n")
+    (folder / name).write_text("# my notes on the Model Context Protocol\nimport os, sys, io, selectors\n")
     (folder / "server.py").write_text(_LEARNERS_SERVER)
     with _environment(LABKIT_WARM_START="1" if warm else "0"):
         return await _calls(
@@ -352,10 +363,70 @@ def crowded_start() -> Replay:
     return busy_cpu("logs", 2 * start_cpu_seconds("logs"))
 
 
+_CALL = textwrap.dedent("""
+    import json, sys, anyio
+    from labkit.host import GatePolicy, Host, ServerSpec
+    from labkit.trace import Kind, Trace
+
+    SERVER = '''
+    import sys, time
+    from mcp.server.mcpserver import MCPServer
+    mcp = MCPServer("work")
+
+    @mcp.tool()
+    def wait_forever() -> str:
+        time.sleep(3600)  # blocked in a sleep (or a read): alive, using no CPU
+        return "never"
+
+    @mcp.tool()
+    def crunch(cpu_seconds: float) -> str:
+        start = time.process_time()
+        while time.process_time() - start < cpu_seconds:
+            pass
+        return "crunched"
+
+    mcp.run()
+    '''
+
+    async def main():
+        trace = Trace()
+        spec = ServerSpec("work", command=sys.executable, args=("-c", SERVER))
+        policy = GatePolicy(auto_approve=frozenset({"wait_forever", "crunch"}))
+        async with Host(trace, [spec], call_timeout=float(sys.argv[1]), start_timeout=120, policy=policy) as host:
+            result = await host.call(sys.argv[2], json.loads(sys.argv[3]))
+        causes = [e.meta.get("cause") for e in trace.of_kind(Kind.HOST_NOTE) if e.meta.get("cause")]
+        notes = [e.summary for e in trace.of_kind(Kind.HOST_NOTE) if e.meta.get("cause")]
+        print(json.dumps({"text": result.text, "is_error": result.is_error, "causes": causes, "notes": notes}))
+
+    anyio.run(main)
+""")
+
+
+def busy_cpu_call(tool: str, arguments: dict[str, Any], limit: float) -> Replay:
+    """A host pinned to CPU 0 with `_HOGS` spinning processes calls `tool` of a server that either works (`crunch`
+    burns its CPU time) or hangs in a sleep (`wait_forever`) under a call limit of `limit` seconds: the call's result,
+    and in `stdout` the causes (`cause`) and the notes the host gave."""
+    with hogs_on_cpu0():
+        child = subprocess.run(
+            ["taskset", "-c", "0", sys.executable, "-c", _CALL, str(limit), tool, json.dumps(arguments)],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            timeout=600,
+            env={**os.environ, "PYTHONPATH": str(REPO), "LABKIT_WARM_START": "0"},
+        )
+    if not child.stdout.strip():
+        return Replay(error=RuntimeError(child.stderr[-2000:]), returncode=child.returncode, stderr=child.stderr)
+    outcome = json.loads(child.stdout.splitlines()[-1])
+    result = ToolResult("call", outcome["text"], outcome["is_error"])
+    return Replay(results=[result], returncode=child.returncode, stderr=child.stderr, stdout=json.dumps(outcome))
+
+
 CASES = {
     "a tool raises: the cause shown to the learner": lambda _: tool_raises(),
     "stray print() on a stdio server's stdout": lambda _: stray_print(),
     "HTTP_PROXY set, lab server over HTTP": lambda _: behind_a_proxy("http"),
+    "ALL_PROXY=socks5://, lab server over HTTP": lambda _: behind_a_proxy("http", _NO_SOCKS_PROXY_THERE),
     "HTTP_PROXY set, NO_PROXY given to a server": lambda _: proxy_variables_passed_on(),
     "log store corrupt": lambda folder: damaged_store(folder, "corrupt"),
     "log store locked": lambda folder: damaged_store(folder, "locked"),
@@ -368,5 +439,7 @@ CASES = {
     "read-only checkout, LABKIT_DATA_DIR set": lambda folder: read_only_checkout(folder / "data"),
     "start on a busy CPU (limit: twice its CPU time)": lambda _: crowded_start(),
     "hung server on a busy CPU: the message": lambda _: busy_cpu("silent", 2),
+    "hung tool on a busy CPU: the message": lambda _: busy_cpu_call("wait_forever", {}, 2),
+    "tool needing 2 s of CPU, 3 s limit, busy CPU": lambda _: busy_cpu_call("crunch", {"cpu_seconds": 2}, 3),
 }
 """Each case by the name the table shows; a case gets a fresh folder of its own for what it writes."""

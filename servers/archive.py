@@ -17,7 +17,7 @@ from servers.systems.order_db import STATUSES, OrderDb
 __all__ = ["build_server"]
 
 
-def build_server(seconds: float = 1.0) -> MCPServer:
+def build_server(seconds: float = 2.0) -> MCPServer:
     mcp = new_server(
         "archive",
         "An archive of the shop's orders as CSV files: long work, run as a task the client polls.",

@@ -22,6 +22,7 @@ _EXAMPLES = {
     "SKILL.md": "any skill's own file",
     "mcp.py": "a learner's file that shadows a module",
     "numpy.py": "a learner's file that shadows a module",
+    "selectors.py": "a learner's file that shadows a module",
     "SCRIPT.py": "a placeholder in `python SCRIPT.py ARGS`",
     "ops_demo.py": "the file notebook 08 has the learner write",
     "logs.sqlite": "the log store in the data folder",

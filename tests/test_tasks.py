@@ -17,7 +17,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
-from labkit import ServerSpec, Trace, http_server, http_transport, select, stdio_transport
+from labkit import ServerSpec, Trace, check, http_server, http_transport, select, stdio_transport
 from labkit.host import GatePolicy, Host
 from labkit.host._tasks import TASKS, GetTaskRequest, GetTaskResult, TaskParams, TaskPolling
 from servers._tasks import Tasks
@@ -141,6 +141,7 @@ async def test_a_host_that_declares_tasks_polls_one_and_gives_the_model_its_resu
     assert not result.is_error and "shipped.csv" in result.text
     [created] = _results(trace, "tools/call")
     assert created["resultType"] == "task" and _results(trace, "tasks/get")[-1]["status"] == "completed"
+    assert check("10.4", trace)  # notebook 10's check reads the same trace
 
 
 async def test_a_host_that_does_not_declare_tasks_is_never_sent_one() -> None:
@@ -150,6 +151,8 @@ async def test_a_host_that_does_not_declare_tasks_is_never_sent_one() -> None:
         result = await host.call("archive_orders", {"status": "shipped"})
     [answer] = _results(trace, "tools/call")
     assert not result.is_error and "taskId" not in answer and _requests(trace, "tasks/get") == []
+    verdict = check("10.4", trace)
+    assert not verdict and "tasks=True" in verdict.message
 
 
 async def test_a_task_past_the_hosts_call_limit_is_cancelled_on_the_server() -> None:

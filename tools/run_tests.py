@@ -1,16 +1,20 @@
-"""Run the lab's test suites side by side (`make test`): the tests in two halves, the English and Chinese notebooks.
+"""Run the lab's test suites side by side (`make test`): the tests in four suites, the English and Chinese notebooks.
 
     python tools/run_tests.py [--serial | --jobs N] [SUITE ...]
-        (suites: tests, tests-attacks-faults, notebooks, notebooks-zh-CN; and browser, only when named)
+        (suites: tests, tests-processes, tests-attacks, tests-faults, notebooks, notebooks-zh-CN; and browser,
+        only when named)
 
 Each suite is one pytest process; they share no files (the Chinese notebooks get a data folder of their
 own, each test process makes its own), so on a machine with two cores they take about half the time in a
-row. The attack and fault tests are a suite of their own: they start the most servers (sandboxed ones
-cold), about as long as all the other tests together.
+row. The tests are four suites: most of their time is spent waiting (for servers, kernels, a hub, a sandbox
+started cold), and one pytest waits for one thing at a time, so the waits of four overlap where those of one
+added up (in one suite, the tests alone took over 20 minutes for 9 minutes of CPU). `tests-processes` holds the
+files that start whole rooms, kernels and warm Pythons; `tests-attacks` the attack corpus and the security tests
+(many sandboxed servers, started cold); `tests-faults` the fault tests; `tests` the rest.
 At most `--jobs` suites run at once (4); a suite named beyond that starts, in order, as soon as one ends.
-CI names `browser` last (`.ci/browser.sh`: the lessons in JupyterLab and Chromium, which needs Chromium):
-it takes the place the first suite to end leaves (the notebooks), so the two cores are never shared more
-thinly than by four suites, and it runs beside the longer test suites instead of alone after them.
+CI names `browser` first (`.ci/browser.sh`: the lessons in JupyterLab and Chromium, which needs Chromium), as
+the suite with the most CPU seconds, so that it does not run alone at the end; the two cores are never shared
+more thinly than by four suites.
 Each suite's output goes to `out/test-logs/<suite>.log`; a line is printed as each ends (its wall time and CPU
 seconds: on a busy machine the first grows, the second hardly), and the whole
 log of a suite that failed. The `tests` suite also reports its coverage of labkit and the servers (no threshold).
@@ -42,17 +46,30 @@ _HEARTBEAT_S = 120
 # Each suite runs under it, so that its CPU seconds include the processes that outlive their parent (warm Pythons, and
 # the servers and kernels they forked).
 _SUBREAPER = Path(__file__).with_name("subreaper.py")
-_ATTACKS_AND_FAULTS = ("tests/attack_corpus", "tests/test_security*.py", "tests/test_faults*.py")
+_APART = {
+    "tests-processes": (
+        "tests/test_hub_room.py",
+        "tests/test_warm_kernels.py",
+        "tests/test_warm_start.py",
+        "tests/test_remote_exercises.py",
+    ),
+    "tests-attacks": ("tests/attack_corpus", "tests/test_security*.py"),
+    "tests-faults": ("tests/test_faults*.py",),
+}
 _NAMED_ONLY = ("browser",)
 _JOBS = 4
 
 
 def suites() -> dict[str, list[str]]:
     """Each suite's command. Notebooks run in order within a suite: a lesson may use an earlier one's data."""
-    apart = sorted(str(p.relative_to(REPO)) for pattern in _ATTACKS_AND_FAULTS for p in REPO.glob(pattern))
+    apart = {
+        name: sorted(str(p.relative_to(REPO)) for pattern in patterns for p in REPO.glob(pattern))
+        for name, patterns in _APART.items()
+    }
+    elsewhere = [f"--ignore={path}" for paths in apart.values() for path in paths]
     return {
-        "tests": [*_PYTEST, *_PER_FILE, *_COVERAGE, "tests", *(f"--ignore={path}" for path in apart)],
-        "tests-attacks-faults": [*_PYTEST, *_PER_FILE, *apart],
+        "tests": [*_PYTEST, *_PER_FILE, *_COVERAGE, "tests", *elsewhere],
+        **{name: [*_PYTEST, *_PER_FILE, *paths] for name, paths in apart.items()},
         "notebooks": [*_NBVAL, "notebooks", "solutions"],
         "notebooks-zh-CN": [*_NBVAL, "zh-CN/notebooks", "zh-CN/solutions"],
         "browser": ["bash", ".ci/browser.sh"],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -18,6 +19,7 @@ from pydantic import AnyUrl
 
 from .._i18n import _
 from ..errors import AuthError
+from ..processes import direct_to_loopback
 from ..trace import Kind, Trace
 from ._connector import FORM_ABOUT, Elicitor
 from ._http_record import AuthorizationRefused
@@ -39,6 +41,17 @@ _CLIENT_METADATA = OAuthClientMetadata(
     grant_types=["authorization_code", "refresh_token"],
     response_types=["code"],
 )
+
+
+class _ReportedByTheHost(logging.Filter):
+    """The SDK's OAuth client logs a failed sign-in with its traceback on the host's stderr, then raises it again: a
+    sign-in the host itself ended (declined, refused by the authorization server) is one clear error, said once."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], AuthError))
+
+
+logging.getLogger("mcp.client.auth.oauth2").addFilter(_ReportedByTheHost())
 
 
 def client_metadata_document(url: str) -> dict[str, Any]:
@@ -230,7 +243,7 @@ async def _browse(server: str, authorization_url: str, user: str | None, trace: 
     (None: deny), up to the redirect back to the host, whose query is returned (code and state, or error).
     An authorization server that redirects back at once (it asks nothing itself) gets no consent page answered;
     one that answers with an OAuth error instead of a page is `AuthorizationRefused`, its reason recorded."""
-    async with httpx2.AsyncClient(timeout=10.0) as browser:
+    async with httpx2.AsyncClient(timeout=10.0, **direct_to_loopback(authorization_url)) as browser:
         answer = await _until_back(browser, browser.build_request("GET", authorization_url))
         if answer.is_client_error:
             _refused(server, answer, trace)

@@ -142,10 +142,10 @@ class ToolRouter:
         started, mark = time.monotonic(), len(self.trace)
         # What the server writes to stderr during a call that fails is shown to the learner, never to the model.
         stderr = StderrMark(self.pool.stderr.get(route.server))
-        busy: list[str] = []
+        why: dict[str, str] = {}
         progress = ProgressUpdates()
         try:
-            text, is_error = await self._invoke(route, arguments, busy, progress)
+            text, is_error = await self._invoke(route, arguments, why, progress)
         except MCPError as error:
             outcome = f"protocol error {error.error.code}"
             stderr.record_since(self.trace, route.server, call.id, call.name)
@@ -193,14 +193,15 @@ class ToolRouter:
             self.trace.record("host", "host", Kind.HOST_ERROR, text, ref=call.id, name=call.name)
             return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, text, True))
         except TimeoutError:
-            text = f"The host stopped waiting for {call.name} after {scaled(self.call_timeout):g} s."
+            limit, waited = scaled(self.call_timeout), time.monotonic() - started
+            text = f"The host stopped waiting for {call.name} after {limit:g} s."
+            if waited >= limit + 1:  # the limit was moved on while the server worked on a busy machine
+                text = f"The host stopped waiting for {call.name} after {waited:.0f} s (its limit: {limit:g} s)."
             text += progress.so_far()
             self.trace.record("host", "host", Kind.HOST_ERROR, text, ref=call.id, name=call.name)
-            if (
-                busy
-            ):  # the machine's state is a note of its own: what happened to the call reads the same on any machine
+            if why:  # the machine's state is a note of its own: what happened to the call reads the same on any machine
                 self.trace.record(
-                    "host", "host", Kind.HOST_NOTE, " ".join(busy), ref=call.id, name=call.name, busy=True
+                    "host", "host", Kind.HOST_NOTE, why["note"], ref=call.id, name=call.name, cause=why["cause"]
                 )
             stderr.record_since(self.trace, route.server, call.id, call.name)
             return self._audited(call, route, arguments, verdict, "timeout", started, ToolResult(call.id, text, True))
@@ -220,9 +221,10 @@ class ToolRouter:
         return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, shown, is_error))
 
     async def _invoke(
-        self, route: Route, arguments: dict[str, Any], busy: list[str], progress: ProgressUpdates
+        self, route: Route, arguments: dict[str, Any], why: dict[str, str], progress: ProgressUpdates
     ) -> tuple[str, bool]:
-        """The call's text and isError; a call that runs out of time raises TimeoutError, its busy note in `busy`.
+        """The call's text and isError; a call that runs out of time raises TimeoutError, and `why` gets the
+        deadline's `cause` ("hung", "busy") and its note for the learner.
 
         Every call asks for progress (a `progressToken`), so a slow server's reports reach the trace (notebook 10)."""
         if route.server == HOST_SERVER:
@@ -238,7 +240,8 @@ class ToolRouter:
             finally:
                 self._deadlines.discard(deadline)
         if deadline.scope.cancelled_caught:
-            busy += [note] if (note := deadline.busy_note()) else []
+            if note := deadline.busy_note():
+                why.update(cause=deadline.cause(), note=note)
             raise TimeoutError
         return result_as_data(result, linked), result.is_error
 

@@ -15,7 +15,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
 
-from ..processes import DIRECT_TO_LOOPBACK, ServerProcess, ServerSpec, stdio_params
+from ..processes import ServerProcess, ServerSpec, direct_to_loopback, stdio_params
 from ..trace import TappedTransport, Trace
 from ._http_record import HttpRecorder
 from ._jsonschema import import_jsonschema_in_background
@@ -99,8 +99,8 @@ def http_transport(
         headers=dict(headers or {}),
         auth=auth,
         timeout=httpx2.Timeout(30.0, read=300.0),
-        mounts=DIRECT_TO_LOOPBACK,
         event_hooks=recorder.hooks(),
+        **direct_to_loopback(url),
     )
     return TappedTransport(
         _owned_http(url, http), trace, server=server, server_events=server_events, made_up=recorder.made_up
@@ -137,6 +137,7 @@ def sse_transport(
             timeout=timeout or httpx2.Timeout(30.0, read=300.0),
             auth=auth,
             event_hooks=recorder.hooks(),
+            **direct_to_loopback(url),
         )
 
     streams = sse_client(url, headers=dict(headers or {}), httpx_client_factory=client)

@@ -13,7 +13,7 @@ from ._busy_machine import Deadline, MovingDeadline, longest, moving_deadline
 from ._held_port import HeldPort
 from ._launch import http_server, stdio_params
 from ._local_ca import LocalCA
-from ._loopback import DIRECT_TO_LOOPBACK
+from ._loopback import direct_to_loopback
 from ._message_limit import MAX_RESULT_BYTES_ENV, ServerMessageTooLarge, max_message_bytes
 from ._network_env import network_env
 from ._ports import free_port
@@ -27,7 +27,6 @@ from ._warm import WARM_START_ENV
 __all__ = [
     "DATA_DIR_ENV",
     "DEFAULT_DATA_DIR",
-    "DIRECT_TO_LOOPBACK",
     "MAX_RESULT_BYTES_ENV",
     "REPO_ROOT",
     "TRANSPORTS",
@@ -46,6 +45,7 @@ __all__ = [
     "ServerSpec",
     "ServerStartError",
     "confinement",
+    "direct_to_loopback",
     "free_port",
     "http_server",
     "longest",

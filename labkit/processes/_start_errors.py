@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import sys
 from typing import IO
 
 from .._i18n import _
@@ -22,7 +24,38 @@ def stderr_tail(errlog: IO[str]) -> str:
     except (OSError, ValueError, AttributeError):
         return ""
     lines = data.decode("utf-8", "replace").splitlines()
-    return "\n".join(lines[-_TAIL_LINES:])
+    tail = lines[-_TAIL_LINES:]
+    # A traceback's frames in the server's own files (not Python's, not an installed package's) are kept even when
+    # the tail cuts them away: a learner's `selectors.py` is the cause of an error raised deep in the standard library.
+    own = [
+        frame
+        for at, line in enumerate(lines[: -_TAIL_LINES or None])
+        if (file := _FRAME.match(line)) is not None and not _installed(file.group(1))
+        for frame in lines[at : at + 2]
+    ]
+    folders = {os.path.dirname(match.group(1)) for line in own if (match := _FRAME.match(line)) is not None}
+    named = {name.split(".")[0] for line in tail[-1:] for name in _MODULE.findall(line)}
+    shadows = [
+        _("{file} is a file of the server's own named like the module {module!r} it imports: rename it.").format(
+            file=path, module=module
+        )
+        for folder in sorted(folders)
+        for module in sorted(named)
+        if os.path.isfile(path := os.path.join(folder, module + ".py"))
+    ]
+    return "\n".join([*own, "...", *tail, *shadows] if own else [*tail, *shadows])
+
+
+_MODULE = re.compile(r"module '([\w.]+)'")
+
+
+_FRAME = re.compile(r'\s*File "([^"]+)", line \d+')
+
+
+def _installed(path: str) -> bool:
+    """Whether `path` is Python's own or an installed package's (a learner's file is neither)."""
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    return path.startswith("<") or any(path.startswith(root + os.sep) for root in roots) or "-packages" + os.sep in path
 
 
 class ServerStartError(LabError, RuntimeError):

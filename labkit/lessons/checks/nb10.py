@@ -11,11 +11,11 @@ from labkit._i18n import N_, _
 from servers._wiring import data_dir
 
 from ...host import stdio_transport
-from ...trace import Trace
+from ...trace import Kind, Trace
 from .._exercises import register, run_sync
 from .._tool_eval import EvalCase, load_eval_set, run_tool_eval, server_tools
 
-__all__ = ["check_every_page", "check_export_description", "check_job_result"]
+__all__ = ["check_every_page", "check_export_description", "check_job_result", "check_task_run"]
 
 _EXPORT_QUESTION = "Export the pending orders to a CSV file."
 _JOB_STATUS = "delivered"
@@ -127,5 +127,44 @@ def check_job_result(state: Any) -> str | None:
     if rows != state["result"].get("rows"):
         return _("the result says {claimed} rows, but the exported file holds {rows}: run the export itself.").format(
             claimed=state["result"].get("rows"), rows=rows
+        )
+    return None
+
+
+@register(
+    "10.4",
+    N_(
+        "A long call can come back as a task (resultType task): the client polls tasks/get with its id until the "
+        "task ends, and the call's result is the completed task's."
+    ),
+    N_("§4 Work that outlives its request: a handle"),
+)
+def check_task_run(trace: Any) -> str | None:
+    if not isinstance(trace, Trace):
+        return _("pass the labkit.Trace the host recorded the archive_orders call into.")
+    responses = {e.payload.get("id"): e.payload for e in trace.of_kind(Kind.JSONRPC_RESPONSE)}
+    requests = [e.payload for e in trace.of_kind(Kind.JSONRPC_REQUEST)]
+    calls = [r for r in requests if r.get("method") == "tools/call"]
+    created = [responses[r["id"]].get("result") or {} for r in calls if r["id"] in responses]
+    tasks = [c["taskId"] for c in created if c.get("resultType") == "task"]
+    if not tasks:
+        return _(
+            "no tools/call in this trace was answered with a task: the host must declare the Tasks extension "
+            "(Host(..., tasks=True)) for the server to send one."
+        )
+    polls = [r for r in requests if r.get("method") == "tasks/get" and r["params"].get("taskId") == tasks[-1]]
+    states = [responses[p["id"]].get("result", {}) for p in polls if p["id"] in responses]
+    if not states:
+        return _("the task {task} was never polled with tasks/get.").format(task=tasks[-1])
+    last = states[-1]
+    if last.get("status") != "completed" or not isinstance(last.get("result"), dict):
+        return _("the last tasks/get says {status!r}, with no result: poll until the task ends.").format(
+            status=last.get("status")
+        )
+    done = last["result"].get("structuredContent") or {}
+    exported = data_dir() / "exports" / str(done.get("file"))
+    if not exported.is_file():
+        return _("the completed task names the file {file!r}, which is not in the exports folder.").format(
+            file=done.get("file")
         )
     return None
