@@ -98,6 +98,7 @@ __all__ = [
     "prepare_lab",
     "pretty",
     "progress",
+    "published_tools",
     "read_catalog",
     "read_method",
     "request_costs",

@@ -68,6 +68,14 @@ def test_names_break_the_naming_rules(name: str, expected: str) -> None:
     assert any(expected in p for p in found), found
 
 
+@pytest.mark.parametrize("name", ["Plan_Questions", "Plan Questions!", "-Plan--Q-", "ÜBER_skill", "P" * 70 + "_x"])
+def test_the_name_a_capital_letter_message_suggests_breaks_no_rule(name: str) -> None:
+    """Notebook 06 printed "use lowercase, e.g. 'plan_questions'", a name the next line refused."""
+    found = problems(f"---\nname: {name}\ndescription: d\n---\n", folder=name)
+    suggested = next(p for p in found if "capital letters" in p).rsplit("e.g. ", 1)[1].strip("'")
+    assert parse_skill(f"---\nname: {suggested}\ndescription: d\n---\n", suggested).name == suggested
+
+
 def test_the_name_must_match_the_folder_and_every_problem_is_listed() -> None:
     found = problems("---\nname: Plans\ndescription: d\n---\n", folder="plan-questions")
     assert len(found) == 2

@@ -19,7 +19,7 @@ from ._connection import Connection, Opener, TaskHome
 from ._guards import Guard, LocalTool
 from ._tool_listing import TooManyPages, every_tool
 
-__all__ = ["HOST_SERVER", "Route", "ServerPool"]
+__all__ = ["HOST_SERVER", "Route", "ServerPool", "namespaced_name"]
 
 HOST_SERVER = "host"
 """The pseudo-server name under which host-side tools are routed."""
@@ -34,6 +34,11 @@ class Route:
     server: str
     tool_name: str
     tool: Tool
+
+
+def namespaced_name(server: str, tool: str) -> str:
+    """The name a namespacing host offers the model for `server`'s `tool`: `<server>__<tool>` (notebook 07)."""
+    return f"{server}{_SEPARATOR}{tool}"
 
 
 class ServerPool:
@@ -231,7 +236,7 @@ class ServerPool:
             for guard in self.guards:
                 tools = await guard.on_list(server, tools)
             for tool in tools:
-                exposed = f"{server}{_SEPARATOR}{tool.name}" if self.namespaced else tool.name
+                exposed = namespaced_name(server, tool.name) if self.namespaced else tool.name
                 routes.setdefault(exposed, Route(server, tool.name, tool))
         for name, local in self.local.items():
             routes.setdefault(name, Route(HOST_SERVER, name, local.tool))

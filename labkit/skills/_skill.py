@@ -152,7 +152,7 @@ def _name_problems(data: dict[str, Any], folder: str) -> list[str]:
     if name != name.lower():
         problems.append(
             _("'name' {name!r} has capital letters; use lowercase, e.g. {lower!r}").format(
-                name=name, lower=name.lower()
+                name=name, lower=_valid_name(name)
             )
         )
     if not _NAME_CHARS.fullmatch(name.lower()):
@@ -216,3 +216,9 @@ def _optional_problems(data: dict[str, Any]) -> list[str]:
 
 def _first_line(error: Exception) -> str:
     return str(error).strip().splitlines()[0]
+
+
+def _valid_name(name: str) -> str:
+    """The name the rules allow that is nearest to `name`: lowercase, other characters as single hyphens."""
+    hyphenated = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:MAX_NAME].rstrip("-")
+    return hyphenated or "skill"
