@@ -45,7 +45,10 @@ USERS = {"alice": ("read", "write"), "bob": ("read",)}
 """Who can sign in, and the scopes each may grant: scopes decide which tools a caller sees and may call."""
 SCOPES = ["read", "write"]
 TOKEN_TTL_ENV = "LABKIT_TOKEN_TTL"
-"""How long an access token lasts, in seconds (default 3600): notebook 09 makes one expire."""
+"""How long an access token issued at sign-in lasts, in seconds (default 3600): notebook 09 makes one expire. A
+refreshed token lasts the default: the lesson waits out the first token, and on a busy machine a second short one
+could expire between a connection's requests, which would ask the user to sign in again."""
+_DEFAULT_TTL = 3600
 
 
 @dataclass
@@ -129,7 +132,11 @@ class LabAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, Refres
     ) -> OAuthToken:
         del self.refresh[refresh_token.token]  # rotated: an old refresh token is good once
         return self._issue(
-            refresh_token.client_id, scopes or refresh_token.scopes, refresh_token.resource, refresh_token.subject
+            refresh_token.client_id,
+            scopes or refresh_token.scopes,
+            refresh_token.resource,
+            refresh_token.subject,
+            ttl=_DEFAULT_TTL,
         )
 
     async def load_access_token(self, token: str) -> AccessToken | None:
@@ -139,8 +146,10 @@ class LabAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, Refres
         self.access.pop(token.token, None)
         self.refresh.pop(token.token, None)
 
-    def _issue(self, client_id: str, scopes: list[str], resource: str | None, subject: str | None) -> OAuthToken:
-        ttl = int(os.environ.get(TOKEN_TTL_ENV) or 3600)
+    def _issue(
+        self, client_id: str, scopes: list[str], resource: str | None, subject: str | None, ttl: int | None = None
+    ) -> OAuthToken:
+        ttl = ttl or int(os.environ.get(TOKEN_TTL_ENV) or _DEFAULT_TTL)
         access, refresh = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         self.access[access] = AccessToken(
             token=access,
