@@ -300,6 +300,26 @@ async def slower_than_the_sdks_probe() -> Replay:
     return await _calls(spec, ("hello", {}), policy=READ_LOGS)
 
 
+_KILLS_ITSELF = """
+import os, signal
+from mcp.server.mcpserver import MCPServer
+mcp = MCPServer("doomed")
+
+@mcp.tool()
+def die() -> str:
+    os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's OOM killer, or a `kill -9` from another terminal
+    return "never"
+
+mcp.run()
+"""
+
+
+async def killed_by_a_signal_mid_call() -> Replay:
+    """A learner's server killed by SIGKILL during a call."""
+    spec = ServerSpec("doomed", command=sys.executable, args=("-c", _KILLS_ITSELF))
+    return await _calls(spec, ("die", {}), policy=GatePolicy(auto_approve=frozenset({"die"})))
+
+
 _SUPERVISOR_ACTS_S = 3.0
 """Ample time for a supervisor told to stop its server to have it stopped (a server that stops cleanly takes well
 under a second; one that does not is killed after 5 s), so a call after it reaches a server that is still running
@@ -462,6 +482,7 @@ CASES = {
     "Chinese chart, no CJK font on the machine": lambda folder: chart_without_a_cjk_font(folder, "zh_CN"),
     "start slower than the SDK's own 10 s probe": lambda _: slower_than_the_sdks_probe(),
     "HTTP server whose starting thread has ended": http_server_after_its_starting_thread_ended,
+    "server killed by SIGKILL mid-call: its end named": lambda _: killed_by_a_signal_mid_call(),
     "read-only checkout, no LABKIT_DATA_DIR": lambda _: read_only_checkout(None),
     "read-only checkout, LABKIT_DATA_DIR set": lambda folder: read_only_checkout(folder / "data"),
     "start on a busy CPU (limit: twice its CPU time)": lambda _: crowded_start(),

@@ -45,7 +45,10 @@ USERS = {"alice": ("read", "write"), "bob": ("read",)}
 """Who can sign in, and the scopes each may grant: scopes decide which tools a caller sees and may call."""
 SCOPES = ["read", "write"]
 TOKEN_TTL_ENV = "LABKIT_TOKEN_TTL"
-"""How long an access token lasts, in seconds (default 3600): notebook 09 makes one expire."""
+"""How long an access token issued at sign-in lasts, in seconds (default 3600): notebook 09 makes one expire. A
+refreshed token lasts the default: the lesson waits out the first token, and on a busy machine a second short one
+could expire between a connection's requests, which would ask the user to sign in again."""
+_DEFAULT_TTL = 3600
 
 
 @dataclass
@@ -129,7 +132,11 @@ class LabAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, Refres
     ) -> OAuthToken:
         del self.refresh[refresh_token.token]  # rotated: an old refresh token is good once
         return self._issue(
-            refresh_token.client_id, scopes or refresh_token.scopes, refresh_token.resource, refresh_token.subject
+            refresh_token.client_id,
+            scopes or refresh_token.scopes,
+            refresh_token.resource,
+            refresh_token.subject,
+            ttl=_DEFAULT_TTL,
         )
 
     async def load_access_token(self, token: str) -> AccessToken | None:
@@ -139,8 +146,10 @@ class LabAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, Refres
         self.access.pop(token.token, None)
         self.refresh.pop(token.token, None)
 
-    def _issue(self, client_id: str, scopes: list[str], resource: str | None, subject: str | None) -> OAuthToken:
-        ttl = int(os.environ.get(TOKEN_TTL_ENV) or 3600)
+    def _issue(
+        self, client_id: str, scopes: list[str], resource: str | None, subject: str | None, ttl: int | None = None
+    ) -> OAuthToken:
+        ttl = ttl or int(os.environ.get(TOKEN_TTL_ENV) or _DEFAULT_TTL)
         access, refresh = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         self.access[access] = AccessToken(
             token=access,
@@ -189,16 +198,22 @@ def build_app(port: int, fetch_seconds: float = FETCH_SECONDS) -> Starlette:
     sdk_authorize = AuthorizationHandler(provider).handle
 
     async def authorize(request: Request) -> Response:
-        """The SDK's authorization endpoint, after a client ID metadata document's URL and document are checked: a
-        refusal says why (the SDK alone would say only that the client is not found)."""
+        """The SDK's authorization endpoint, after the client is found: a client ID metadata document's URL and
+        document checked, a registered client looked up; a refusal says why in the learner's language (the SDK alone
+        would say, in English, only that the client is not found). The error codes stay the SDK's."""
         params = request.query_params if request.method == "GET" else await request.form()
         client_id = str(params.get("client_id") or "")
         if is_document_url(client_id):
             try:
                 await provider.documents.client(client_id)
             except DocumentRefused as refused:
-                refusal = {"error": "invalid_client", "error_description": str(refused)}
-                return JSONResponse(refusal, status_code=400, headers={"Cache-Control": "no-store"})
+                return _refusal("invalid_client", str(refused))
+        elif client_id and client_id not in provider.clients:
+            why = _(
+                "client_id {client_id} is not registered here: register it first (POST {endpoint}), or sign in with "
+                "the HTTPS URL of a client ID metadata document"
+            ).format(client_id=client_id, endpoint=f"{issuer}/register")
+            return _refusal("invalid_request", why)
         return await sdk_authorize(request)
 
     replaced: dict[str, Route] = {
@@ -262,6 +277,11 @@ def build_app(port: int, fetch_seconds: float = FETCH_SECONDS) -> Starlette:
         Route("/introspect", introspect, methods=["POST"]),
     ]
     return Starlette(routes=routes)
+
+
+def _refusal(error: str, description: str) -> Response:
+    """An OAuth error answered to the user's browser (no redirect: the client is not known to be who it says)."""
+    return JSONResponse({"error": error, "error_description": description}, 400, {"Cache-Control": "no-store"})
 
 
 def _unknown_consent() -> Response:

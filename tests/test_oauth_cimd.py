@@ -4,13 +4,17 @@ the host signing in with its URL as client ID; and each document or URL the auth
 
 from __future__ import annotations
 
+import contextlib
 import gettext
 import html
 import json
 import secrets
 import socket
+import ssl
+import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from email.utils import formatdate
 from typing import Any
 
@@ -24,12 +28,16 @@ from labkit.host import AuthorizationRefused
 from labkit.host._oauth import REDIRECT_URI
 from labkit.lessons import client_site
 from labkit.lessons._remote import ClientSite
-from labkit.processes import free_port
+from labkit.processes import LocalCA, free_port
 from labkit.server_contract import LANGUAGE_ENV, TRUSTED_CA_ENV
 from servers._client_documents import FETCH_SECONDS, MAX_DOCUMENT_BYTES, ClientDocuments, DocumentRefused
 from servers.i18n import _LOCALE_DIR
 
 ALLOW = GatePolicy(approve_all=True)
+UNREGISTERED = (
+    "client_id {client_id} is not registered here: register it first (POST {endpoint}), or sign in with "
+    "the HTTPS URL of a client ID metadata document"
+)
 SINCE = {"service": "order-service", "since": "2026-10-29T20:00"}
 
 
@@ -278,9 +286,60 @@ async def test_refusals_and_the_consent_page_speak_the_learners_language(
     monkeypatch.setenv(LANGUAGE_ENV, "zh_CN")
     with authorization_server(trusted_ca=site.ca_file) as zh_issuer:
         refused = await _authorize(zh_issuer, site.host_document.replace("https://", "http://"))
+        unknown = await _authorize(zh_issuer, "never-registered")
         page = await _consent_page(zh_issuer, site.host_document)
     why = chinese.gettext("it is not https")
     assert why != "it is not https" and refused.json()["error"] == "invalid_client"  # the wire code stays the RFC's
     assert why in refused.json()["error_description"]
+    not_registered = chinese.gettext(UNREGISTERED).format(
+        client_id="never-registered", endpoint=f"{zh_issuer}/register"
+    )
+    assert chinese.gettext(UNREGISTERED) != UNREGISTERED and unknown.json() == {
+        "error": "invalid_request",  # the SDK's code for a client it does not know
+        "error_description": not_registered,
+    }
     for english in ("Sign in and consent", "Allow", "Deny"):
         assert chinese.gettext(english) != english and html.escape(chinese.gettext(english)) in page
+
+
+@contextmanager
+def _trickling_site() -> Iterator[tuple[str, LocalCA]]:
+    """An HTTPS site that answers 200 at once, then sends its document a byte every 0.2 s: each read is quick, the
+    whole never ends in time (only a deadline on the whole fetch stops it)."""
+    authority = LocalCA()
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(*authority.issue("trickling"))
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        with contextlib.suppress(OSError), context.wrap_socket(listener.accept()[0], server_side=True) as tls:
+            tls.recv(4096)
+            tls.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 4000\r\n\r\n")
+            while not stop.wait(0.2):
+                tls.sendall(b" ")
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"https://127.0.0.1:{listener.getsockname()[1]}/client.json", authority
+    finally:
+        stop.set()
+        listener.close()
+        thread.join(5)
+        authority.remove()
+
+
+async def test_a_site_that_trickles_its_document_is_given_up_on_at_the_fetch_deadline() -> None:
+    with _trickling_site() as (client_id, authority), authorization_server(trusted_ca=authority.ca_file) as issuer:
+        answer = await _authorize(issuer, client_id)
+    assert (answer.status_code, answer.json()["error"]) == (400, "invalid_client")
+    assert f"{client_id} did not answer within" in answer.json()["error_description"]
+
+
+async def test_an_unregistered_client_id_is_refused_naming_it_and_the_ways_to_sign_in(issuer: str) -> None:
+    answer = await _authorize(issuer, "never-registered")
+    assert answer.json() == {
+        "error": "invalid_request",
+        "error_description": UNREGISTERED.format(client_id="never-registered", endpoint=f"{issuer}/register"),
+    }

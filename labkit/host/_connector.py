@@ -21,7 +21,7 @@ from pydantic import FileUrl
 
 from .._i18n import _
 from .._time_limits import scaled
-from ..processes import HeldPort, LabTempDir, ServerSpec, ServerStartError, http_server, longest
+from ..processes import HeldPort, LabTempDir, ServerEnd, ServerSpec, ServerStartError, http_server, longest
 from ..server_contract import EVENTS_FILE_ENV
 from ..trace import Kind, Meta, Outcome, Trace
 from ._connection import Turn
@@ -110,6 +110,9 @@ class Connector:
         def changed() -> None:
             self.pool.tools_changed(spec.name)
 
+        def ended(end: ServerEnd) -> None:
+            self.pool.ends[spec.name] = end
+
         opened = False
 
         def auth(url: str) -> Any:
@@ -134,13 +137,15 @@ class Connector:
                 if spec.serves_held_port and spec.name not in self.pool.ports:
                     self.pool.ports[spec.name] = HeldPort()  # started again, it serves the same port
                 held = self.pool.ports.get(spec.name)
-                started = http_server(spec, start_timeout=self.pool.start_timeout, errlog=stderr, held_port=held)
+                started = http_server(
+                    spec, start_timeout=self.pool.start_timeout, errlog=stderr, held_port=held, on_end=ended
+                )
                 url = await anyio.to_thread.run_sync(processes.enter_context, started)
                 transport = http_transport(
                     url, self.trace, server=spec.name, server_events=events, recorder=recorder, auth=auth(url)
                 )
             else:
-                transport = stdio_transport(spec, self.trace, errlog=stderr, server_events=events)
+                transport = stdio_transport(spec, self.trace, errlog=stderr, server_events=events, on_end=ended)
 
             async def on_elicit(context: Any, params: Any) -> ElicitResult:
                 return await self.on_elicit(spec.name, params)

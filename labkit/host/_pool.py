@@ -13,7 +13,7 @@ from mcp_types import CONNECTION_CLOSED, Tool
 
 from .._i18n import _
 from .._time_limits import scaled
-from ..processes import Deadline, HeldPort, ServerMessageTooLarge, ServerStartError, moving_deadline
+from ..processes import Deadline, HeldPort, ServerEnd, ServerMessageTooLarge, ServerStartError, moving_deadline
 from ..trace import Kind, Meta, Trace
 from ._connection import Connection, Opener, TaskHome
 from ._guards import Guard, LocalTool
@@ -69,6 +69,8 @@ class ServerPool:
         """Each server's stderr file, kept across restarts: a start that times out shows its end."""
         self.ports: dict[str, HeldPort] = {}
         """Each HTTP server's port, held by the host across restarts: its URL stays its own until the host closes."""
+        self.ends: dict[str, ServerEnd] = {}
+        """How each server's last process ended, once its connection closed: a restart's account says it."""
         self.unavailable: dict[str, Exception] = {}
         """Servers that could not be started, each with its error: the host goes on without them (notebook 07)."""
         self.changed: set[str] = set()

@@ -28,7 +28,8 @@ HOST_DOCUMENT_PATH = "/labkit-host/client.json"
 @contextmanager
 def authorization_server(token_ttl: int | None = None, trusted_ca: str | Path | None = None) -> Iterator[str]:
     """The lab's authorization server (`servers/auth.py`) on 127.0.0.1, supervised like every lab server; yields
-    its issuer URL (notebook 09). `token_ttl` is how many seconds its access tokens last (default an hour);
+    its issuer URL (notebook 09). `token_ttl` is how many seconds an access token issued at sign-in lasts (default
+    an hour; a refreshed one lasts an hour);
     `trusted_ca` the one certificate authority it trusts when it fetches a client ID metadata document
     (`ClientSite.ca_file`; default the system's), waiting for its site `FETCH_SECONDS` times `LABKIT_TIME_SCALE`."""
     env = {TOKEN_TTL_ENV: str(token_ttl)} if token_ttl is not None else {}
