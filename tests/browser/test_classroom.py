@@ -8,6 +8,7 @@ import json
 import os
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -106,9 +107,6 @@ def survey(page: Page, panel: Locator, name: str) -> dict[str, Any]:
     measure each diagram's smallest label in px and each table that is wider than its output area; the window is
     saved as `<name>_diagram` / `<name>_wide_table` when the first of each comes into view."""
     seen: dict[str, Any] = {}
-    box = panel.locator(".jp-Notebook").bounding_box()
-    assert box is not None
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 200)
     outer = panel.locator(".jp-WindowedPanel-outer")
     for _ in range(600):
         seen.update(panel.evaluate(_SEEN_NOW))
@@ -117,7 +115,8 @@ def survey(page: Page, panel: Locator, name: str) -> dict[str, Any]:
                 k.startswith(first) and (kind == "diagram" or v["over_px"] > 0) for k, v in seen.items()
             ):
                 shoot(page, f"{name}_{kind}")
-        page.mouse.wheel(0, 400)
+        # the notebook's own scroller, not the wheel: under the mouse, a long output's own box took the wheel's turns
+        outer.evaluate("o => o.scrollBy(0, 400)")
         page.wait_for_timeout(150)
         if outer.evaluate("o => o.scrollTop + o.clientHeight >= o.scrollHeight - 2"):
             break
@@ -130,6 +129,13 @@ def survey(page: Page, panel: Locator, name: str) -> dict[str, Any]:
         "tables": len(tables),
         "tables_wider_than_output": [t for t in tables if t["over_px"] > 0],
     }
+
+
+def stored_diagrams(notebook: Path) -> int:
+    """How many sequence diagrams a notebook's stored outputs hold (each a mermaid block in a Markdown output)."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    markdown = ["".join(o.get("data", {}).get("text/markdown", "")) for c in cells for o in c.get("outputs", [])]
+    return sum(text.lstrip().startswith("```mermaid") for text in markdown)
 
 
 def _label_px(page: Page, diagrams: list) -> list[float]:
@@ -356,7 +362,7 @@ def test_a_classroom_mistake_while_a_form_waits_ends_in_a_live_form_or_one_line(
         note = tr.gettext(
             "↻ You ran this form's cell again while the form was waiting: that form was declined. This run asks afresh."
         )
-        form_cell = panel.locator(".jp-CodeCell").filter(has=again)
+        form_cell = panel.locator(".jp-CodeCell").filter(has=page.locator(f".{form_key(again)}"))
         expect(form_cell.locator(".jp-OutputArea-output").filter(has_text=note)).to_have_count(1)
         expect(panel.locator(".jp-OutputArea-output").filter(has_text=note)).to_have_count(1)
         again.locator("button").first.click()
@@ -415,8 +421,12 @@ def test_every_lesson_is_readable_on_a_laptop(laptop: Page, lab, edition: str) -
             continue
         laptop.goto(f"{lab.url}/lab/tree/{folder}/{lesson}.ipynb?reset")
         panel = laptop.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").filter(has=laptop.locator(".jp-Notebook")).first
-        expect(panel.locator(".jp-Cell").first).to_be_visible()
+        notebook = REPO / folder / f"{lesson}.ipynb"
+        # every cell drawn (a lab that has just started draws a notebook's cells over seconds), then surveyed
+        expect(panel.locator(".jp-Cell")).to_have_count(len(json.loads(notebook.read_text(encoding="utf-8"))["cells"]))
         readable[lesson] = survey(laptop, panel, f"readable_{edition}_{lesson[:2]}")
+        stored = stored_diagrams(notebook)
+        assert len(readable[lesson]["label_px"]) == stored, f"{lesson}: {stored} diagrams stored, measured {readable}"
     (SHOTS / f"readable_{edition}.json").write_text(json.dumps(readable, indent=1))
     print(f"readability at 1366x768 ({edition}):", json.dumps(readable))
     assert readable and fits_a_laptop(readable), readable
