@@ -31,6 +31,7 @@ from ._pool import HOST_SERVER, Route, ServerPool
 from ._progress_updates import ProgressUpdates
 from ._sanitise import sanitise_data
 from ._server_output import StderrMark
+from ._tasks import core_task_refusal
 
 __all__ = ["ToolRouter", "result_as_data", "truncate"]
 
@@ -246,6 +247,10 @@ class ToolRouter:
             answer = await self.pool.local[route.tool_name].handler(arguments)
             return answer.text, answer.is_error
         client = self.pool.client(route.server)
+        execution = route.tool.execution
+        task_support = execution.task_support if execution else None
+        if refusal := core_task_refusal(client.protocol_version, route.tool_name, task_support):
+            return refusal, True
         # Cancelling the call makes the SDK tell the server (notifications/cancelled) before it gives up.
         async with moving_deadline(scaled(self.call_timeout)) as deadline:
             self._deadlines.add(deadline)
