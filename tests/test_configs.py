@@ -15,6 +15,7 @@ import anyio
 import pytest
 
 from labkit import GatePolicy, Host, ServerSpec, Trace, http_server
+from labkit._time_limits import scaled
 from labkit.errors import ConfigError
 from labkit.host import load_config, read_config, server_env
 from labkit.processes import free_port, network_env
@@ -193,7 +194,7 @@ def sse_server() -> Iterator[str]:
 
 
 async def _wait_for_port(port: int) -> None:
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         while True:
             try:
                 await (await anyio.connect_tcp("127.0.0.1", port)).aclose()

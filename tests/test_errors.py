@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import mcp_types
@@ -31,16 +30,15 @@ RawRequest = mcp_types.Request[dict[str, Any], str]
 TIMEOUT = 1.0
 
 
-async def _faulty_run(question: str, **options: Any) -> tuple[Trace, Any, Any, float]:
-    """The simulated model asks for one faulty tool through a real host; then the host calls the server again."""
+async def _faulty_run(question: str, **options: Any) -> tuple[Trace, Any, Any, list[str]]:
+    """The simulated model asks for one faulty tool through a real host; then the host calls the server again. Also
+    each call's outcome, as the host's audit log recorded it."""
     trace = Trace()
     async with Host(trace, [ServerSpec("faulty")], policy=FAULTY, **options) as host:
         conversation = Conversation(make_client("anthropic", trace=trace, scenario="none"), MODEL_NAME, host.tools)
-        started = time.monotonic()
         result = await host.run(question, conversation)
-        seconds = time.monotonic() - started
         after = await host.router.execute(ToolCall("after", "sleep_for", {"seconds": 0}))
-    return trace, result, after, seconds
+    return trace, result, after, [entry.outcome for entry in host.audit.entries]
 
 
 def _told(trace: Trace, after_seq: int) -> Any:
@@ -148,26 +146,31 @@ async def test_an_unknown_method_and_invalid_params_are_protocol_errors_with_htt
     assert statuses == {"unknown method": 404, "invalid params": 400}
 
 
-async def test_a_hung_tool_is_an_error_the_model_sees_within_the_timeout_plus_one_second(hang):
-    trace, _result, after, seconds = hang
+async def test_a_hung_tool_is_an_error_the_model_sees_once_the_host_stops_waiting(hang):
+    # What the host did, in order, read from the trace and its audit log (never how long it took: a busy machine
+    # moves the limit on while the server works).
+    trace, _result, after, outcomes = hang
     sent = _sent(trace, "sleep_for")
     told = _told(trace, sent.seq)
-    assert told.t - sent.t < TIMEOUT + 1 and seconds < 30
-    assert tool_results_sent(told)[0].startswith("The host") and '"is_error": true' in json.dumps(told.payload["body"])
     (cancelled,) = [e for e in trace if e.name == "notifications/cancelled"]
+    assert outcomes[0] == "timeout" and sent.seq < cancelled.seq < told.seq
+    assert not [e for e in trace if e.kind == "jsonrpc.response" and e.ref == sent.ref and e.seq < told.seq]
+    assert tool_results_sent(told)[0].startswith("The host") and '"is_error": true' in json.dumps(told.payload["body"])
     assert cancelled.src == "client" and cancelled.payload["params"]["requestId"] == sent.ref
     assert after.text == "slept 0 s" and not after.is_error  # the same server answers the next call
     assert not trace.of_kind("host.restart")
 
 
 async def test_a_crashed_server_is_reported_restarted_once_and_the_next_call_works(crash):
-    trace, result, after, _ = crash
+    trace, result, after, outcomes = crash
     sent = _sent(trace, "crash_now")
     closed = trace.of_kind("transport.closed")[0]
     (restart,), handled = trace.of_kind("host.restart"), trace.of_kind("host.error")[0]
     told = _told(trace, sent.seq)
-    assert closed.t - sent.t < 2  # the host notices at once
-    assert (told.t - sent.t) - (handled.t - restart.t) < 2  # the model is told within 2 s, plus the one restart
+    # The host notices the closed transport itself (no answer and no time limit ended the call), restarts once, and
+    # only then tells the model.
+    assert sent.seq < closed.seq < told.seq and sent.seq < restart.seq < told.seq and handled.seq < told.seq
+    assert "timeout" not in outcomes and not [e for e in trace if e.name == "notifications/cancelled"]
     assert "restarted" in tool_results_sent(told)[0]
     assert result.delivered and after.text == "slept 0 s"  # no exception escaped; the new process answers
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-import time
 from pathlib import Path
 
 import pytest
@@ -107,13 +106,11 @@ async def _host_call(call: ToolCall, policy: GatePolicy = GatePolicy(), **host_o
     async with Host(
         trace, [ServerSpec("logs"), ServerSpec("charts"), ServerSpec("faulty")], policy=policy, **host_options
     ) as host:
-        started = time.monotonic()
-        result = await host.router.execute(call)
-        return trace, host, result, time.monotonic() - started
+        return trace, host, await host.router.execute(call)
 
 
 async def test_the_gate_keeps_invalid_arguments_from_the_server():
-    trace, host, result, _ = await _host_call(ToolCall("c1", "query_errors", {"service": 42}))
+    trace, host, result = await _host_call(ToolCall("c1", "query_errors", {"service": 42}))
     assert result.is_error and "schema" in result.text
     assert not [e for e in trace.of_kind("jsonrpc.request") if e.name == "query_errors"]
     assert host.audit.entries[-1].decision == "blocked"
@@ -123,20 +120,19 @@ async def test_a_tool_that_writes_is_not_called_without_approval():
     call = ToolCall(
         "c1", "render_error_trend", {"service": "order-service", "since": "2026-10-29T20:00", "approved": True}
     )
-    trace, _host, result, _ = await _host_call(call)
+    trace, _host, result = await _host_call(call)
     assert result.is_error and "did not approve" in result.text
     gate = trace.of_kind("host.gate")[-1]
     assert gate.meta["ignored"] == ["approved"]
     assert not [e for e in trace.of_kind("jsonrpc.request") if e.name == "render_error_trend"]
 
 
-async def test_a_hung_tool_becomes_an_error_within_the_timeout_plus_one_second():
+async def test_a_hung_tool_becomes_an_error_when_the_host_stops_waiting():
+    # The tool sleeps 60 s: an error before its answer is the host's limit at work, however long a busy machine took.
     policy = GatePolicy(auto_approve=frozenset({"sleep_for"}))
-    _trace, host, result, seconds = await _host_call(
-        ToolCall("c1", "sleep_for", {"seconds": 60}), policy, call_timeout=1.0
-    )
-    assert result.is_error and seconds < 2.0
-    assert host.audit.entries[-1].outcome.startswith(("timeout", "protocol error"))
+    trace, host, result = await _host_call(ToolCall("c1", "sleep_for", {"seconds": 60}), policy, call_timeout=1.0)
+    assert result.is_error and host.audit.entries[-1].outcome == "timeout"
+    assert not [e for e in trace.of_kind("jsonrpc.response") if e.name == "sleep_for"]
 
 
 async def test_the_round_cap_stops_a_model_that_never_stops():
