@@ -200,13 +200,13 @@ def english_sentence_lines(notebook: nbformat.NotebookNode) -> tuple[list[str], 
             columns = sorted(
                 {
                     html.unescape(name).strip()
-                    for name in re.findall(r"<th[^>]*>(.*?)</th>", str(data.get("text/html", "")), re.S)
+                    for name in re.findall(r"<th(?:\s[^>]*)?>(.*?)</th>", str(data.get("text/html", "")), re.S)
                 },
                 key=len,
             )
             for line in str(output.get("text") or data.get("text/plain") or "").splitlines():
-                for column in reversed(columns):
-                    line = line.replace(column, " ") if column else line
+                for column in filter(None, reversed(columns)):  # a whole name: the column `to` is not in "tool"
+                    line = re.sub(rf"(?<![\w.-]){re.escape(column)}(?![\w.-])", " ", line)
                 found = _ENGLISH_SENTENCE.search(line)
                 sentences += bool(found or _CHINESE_WORDS.search(line))
                 if found:
