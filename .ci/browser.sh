@@ -34,10 +34,7 @@ python3 -m venv "$WORK/venv"
 
 # Known failures, each an open item of issue 37 (not a flake): deselected here so CI says what else broke, named on
 # every run so they are not forgotten; naming tests (`bash .ci/browser.sh -k interrupt`) runs them as asked.
-KNOWN_FAILURES=(
-  # The Chinese 03 diagram's smallest label is 10.99 px at 1366x768, under the 11 px floor: item 3 (labels, tables).
-  "tests/browser/test_learner.py::test_zh_03_the_chinese_edition_shows_its_form_diagram_table_and_chart_in_chinese"
-)
+KNOWN_FAILURES=()
 KNOWN=()
 if [ "$#" -eq 0 ]; then
   for test in "${KNOWN_FAILURES[@]}"; do

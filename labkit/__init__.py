@@ -97,6 +97,7 @@ __all__ = [
     "prepare_lab",
     "pretty",
     "progress",
+    "published_tools",
     "read_catalog",
     "read_method",
     "request_costs",

@@ -11,13 +11,18 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-from labkit.host import GatePolicy, ServerSpec, ToolResult
-from replays.fault_cases import REPO, SILENT, Replay, _calls
+import anyio
+import psutil
+
+from labkit._time_limits import scaled
+from labkit.host import GatePolicy, ServerSpec, ToolResult, http_server
+from replays.fault_cases import REPO, SILENT, Replay, _calls, command_line
 
 __all__ = ["CASES", "STRAY_PRINT", "busy_cpu", "busy_cpu_call", "crowded_start", "hogs_on_cpu0"]
 
@@ -295,6 +300,47 @@ async def slower_than_the_sdks_probe() -> Replay:
     return await _calls(spec, ("hello", {}), policy=READ_LOGS)
 
 
+_KILLS_ITSELF = """
+import os, signal
+from mcp.server.mcpserver import MCPServer
+mcp = MCPServer("doomed")
+
+@mcp.tool()
+def die() -> str:
+    os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's OOM killer, or a `kill -9` from another terminal
+    return "never"
+
+mcp.run()
+"""
+
+
+async def killed_by_a_signal_mid_call() -> Replay:
+    """A learner's server killed by SIGKILL during a call."""
+    spec = ServerSpec("doomed", command=sys.executable, args=("-c", _KILLS_ITSELF))
+    return await _calls(spec, ("die", {}), policy=GatePolicy(auto_approve=frozenset({"die"})))
+
+
+_SUPERVISOR_ACTS_S = 3.0
+"""Ample time for a supervisor told to stop its server to have it stopped (a server that stops cleanly takes well
+under a second; one that does not is killed after 5 s), so a call after it reaches a server that is still running
+only if none was told."""
+
+
+async def http_server_after_its_starting_thread_ended(folder: Path) -> Replay:
+    """A lab HTTP server started by a thread that has ended since, as the host starts its HTTP servers in anyio's
+    worker threads, which it retires after 10 s without work (outside test #20: a run longer than that lost its
+    server); then a call, once its supervisor has had time to act on that thread's end."""
+    started: ExitStack = ExitStack()
+    urls: list[str] = []
+    with started, _environment(LABKIT_DATA_DIR=str(folder)):
+        starter = threading.Thread(target=lambda: urls.append(started.enter_context(http_server("logs"))))
+        starter.start()
+        starter.join()
+        servers = [p for p in psutil.Process().children(recursive=True) if "servers.logs" in command_line(p)]
+        await anyio.to_thread.run_sync(lambda: psutil.wait_procs(servers, timeout=scaled(_SUPERVISOR_ACTS_S)))
+        return await _calls(ServerSpec("logs", url=urls[0]), ("query_errors", LOGS_ARGS), policy=READ_LOGS)
+
+
 @contextmanager
 def hogs_on_cpu0(count: int = _HOGS) -> Iterator[None]:
     """`count` Python processes spinning on CPU 0 while the block runs."""
@@ -435,6 +481,8 @@ CASES = {
     "log store on a full disk": lambda folder: disk_full(folder / "data"),
     "Chinese chart, no CJK font on the machine": lambda folder: chart_without_a_cjk_font(folder, "zh_CN"),
     "start slower than the SDK's own 10 s probe": lambda _: slower_than_the_sdks_probe(),
+    "HTTP server whose starting thread has ended": http_server_after_its_starting_thread_ended,
+    "server killed by SIGKILL mid-call: its end named": lambda _: killed_by_a_signal_mid_call(),
     "read-only checkout, no LABKIT_DATA_DIR": lambda _: read_only_checkout(None),
     "read-only checkout, LABKIT_DATA_DIR set": lambda folder: read_only_checkout(folder / "data"),
     "start on a busy CPU (limit: twice its CPU time)": lambda _: crowded_start(),

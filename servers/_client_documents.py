@@ -1,12 +1,24 @@
 """Client ID metadata documents for the lab's authorization server (`auth.py`): a client whose ID is an HTTPS URL is
 described by the JSON document at that URL, fetched, checked and cached as draft-ietf-oauth-client-id-metadata-document
-says, instead of being registered (the MCP 2026-07-28 revision's preferred registration)."""
+says, instead of being registered (the MCP 2026-07-28 revision's preferred registration).
+
+The fetch is a request the authorization server makes on a stranger's word (server-side request forgery is the
+draft's first security consideration), so it is held to rules that hold for any URL: https only, on loopback too; the
+host name resolved once, every address it resolves to checked and the connection made to a checked one (a name
+cannot resolve to another address between check and fetch); no special-use address (RFC 6890: private, link-local
+such as a cloud's metadata service, shared, unspecified, multicast, reserved), except loopback when this server itself
+listens on loopback, the draft's one exception and the lab's development setting (the lab's client site is on
+127.0.0.1); no redirect followed; at most `MAX_DOCUMENT_BYTES` read and `fetch_seconds` spent; the document's
+`client_id` equal to its URL. A refusal names the URL and why, in the learner's language (`servers/i18n.py`).
+"""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import re
+import socket
 import ssl
 import time
 from dataclasses import dataclass
@@ -21,6 +33,8 @@ from pydantic import ValidationError
 
 from labkit.server_contract import TRUSTED_CA_ENV
 
+from .i18n import _
+
 __all__ = ["FETCH_SECONDS", "MAX_DOCUMENT_BYTES", "ClientDocuments", "DocumentRefused", "is_document_url"]
 
 MAX_DOCUMENT_BYTES = 5 * 1024
@@ -31,6 +45,7 @@ FETCH_SECONDS = 5.0
 SHARED_SECRET_METHODS = {"client_secret_basic", "client_secret_post", "client_secret_jwt"}
 """Client authentication by a shared secret, which a public document cannot hold (the draft forbids them)."""
 _MAX_AGE = re.compile(r"(?:^|,)\s*max-age\s*=\s*\"?(\d+)", re.IGNORECASE)
+_Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 class DocumentRefused(Exception):
@@ -52,12 +67,16 @@ class _Cached:
 
 class ClientDocuments:
     """The documents this server has fetched, each kept as long as its HTTP caching headers allow (RFC 9111:
-    `Cache-Control` `max-age`, `no-store`, `no-cache`, else `Expires`); `default_scope` is what a document
-    that names no `scope` may ask for; a fetch gets `fetch_seconds`, all told."""
+    `Cache-Control` `no-store` and `no-cache` keep nothing, then `max-age`, else `Expires` against `Date`, less
+    `Age`; a refused document or an error is never kept); `default_scope` is what a document that names no `scope`
+    may ask for; a fetch gets `fetch_seconds`, all told; `own_host` is the address this server listens on, which
+    decides whether loopback addresses may be fetched."""
 
-    def __init__(self, default_scope: str, fetch_seconds: float = FETCH_SECONDS) -> None:
+    def __init__(self, default_scope: str, fetch_seconds: float = FETCH_SECONDS, own_host: str = "") -> None:
         self.default_scope = default_scope
         self.fetch_seconds = fetch_seconds
+        own = _address(own_host)
+        self.loopback_allowed = own is not None and own.is_loopback
         self._cache: dict[str, _Cached] = {}
         ca_file = os.environ.get(TRUSTED_CA_ENV)
         # told which authority to trust, it trusts that one only; otherwise the system's, as any web client
@@ -71,81 +90,192 @@ class ClientDocuments:
         if cached is not None and cached.fresh_until > time.time():
             return cached.client
         self._cache.pop(url, None)
-        body, headers = await self._fetch(url)
+        try:
+            with anyio.fail_after(self.fetch_seconds):
+                body, headers = await self._fetch(url, await self._addresses(url))
+        except TimeoutError:
+            raise DocumentRefused(
+                _("{url} did not answer within {seconds:.0f} s").format(url=url, seconds=self.fetch_seconds)
+            ) from None
         client = self._checked(url, body)
         lifetime = _freshness(headers)
         if lifetime > 0:
             self._cache[url] = _Cached(client, time.time() + lifetime)
         return client
 
-    async def _fetch(self, url: str) -> tuple[bytes, httpx2.Headers]:
-        limit = self.fetch_seconds
+    async def _addresses(self, url: str) -> list[_Address]:
+        """Every address the URL's host resolves to, each checked: one special-use address refuses the URL."""
+        parts = urlsplit(url)
+        host = parts.hostname or ""
         try:
-            with anyio.fail_after(limit):
-                async with (
-                    httpx2.AsyncClient(verify=self._verify, timeout=limit, follow_redirects=False) as http,
-                    http.stream("GET", url, headers={"Accept": "application/json"}) as response,
-                ):
-                    if response.status_code != 200:
-                        raise DocumentRefused(f"{url} answered HTTP {response.status_code}, not 200 with a document")
-                    body = b""
-                    async for chunk in response.aiter_bytes():
-                        body += chunk
-                        if len(body) > MAX_DOCUMENT_BYTES:
-                            raise DocumentRefused(f"the document at {url} is larger than {MAX_DOCUMENT_BYTES} bytes")
-                    return body, response.headers
-        except TimeoutError:
-            raise DocumentRefused(f"{url} did not answer within {limit:.0f} s") from None
-        except httpx2.HTTPError as error:
-            raise DocumentRefused(f"{url} could not be fetched: {error or type(error).__name__}") from None
+            found = await anyio.getaddrinfo(host, parts.port or 443, type=socket.SOCK_STREAM)
+        except OSError as error:
+            raise DocumentRefused(
+                _("the host of {url} could not be resolved ({error})").format(url=url, error=error)
+            ) from None
+        addresses = list(dict.fromkeys(a for a in (_address(str(info[4][0])) for info in found) if a is not None))
+        for address in addresses:
+            kind = _special_use(address, self.loopback_allowed)
+            if kind is not None:
+                raise DocumentRefused(
+                    _("{url} resolves to {address}, {kind}: this server fetches no document there").format(
+                        url=url, address=address, kind=kind
+                    )
+                )
+        if not addresses:
+            raise DocumentRefused(_("the host of {url} resolves to no address").format(url=url))
+        return addresses
+
+    async def _fetch(self, url: str, addresses: list[_Address]) -> tuple[bytes, httpx2.Headers]:
+        """GET the document from the first checked address that accepts a connection, the certificate checked
+        against the URL's host name; no redirect followed, no proxy, at most `MAX_DOCUMENT_BYTES` read."""
+        host = urlsplit(url).hostname or ""
+        refused: Exception | None = None
+        async with httpx2.AsyncClient(
+            verify=self._verify, timeout=self.fetch_seconds, follow_redirects=False, trust_env=False
+        ) as http:
+            for address in addresses:
+                pinned = httpx2.URL(url).copy_with(host=str(address))
+                request = http.build_request(
+                    "GET",
+                    pinned,
+                    headers={"Accept": "application/json", "Host": httpx2.URL(url).netloc.decode("ascii")},
+                    extensions={"sni_hostname": host},
+                )
+                try:
+                    response = await http.send(request, stream=True)
+                except httpx2.ConnectError as error:
+                    refused = error
+                    continue
+                except httpx2.HTTPError as error:
+                    raise _unfetched(url, error) from None
+                try:
+                    return await _document(url, response)
+                except httpx2.HTTPError as error:
+                    raise _unfetched(url, error) from None
+                finally:
+                    await response.aclose()
+        raise _unfetched(url, refused)
 
     def _checked(self, url: str, body: bytes) -> OAuthClientInformationFull:
         try:
             document = json.loads(body)
         except ValueError:
-            raise DocumentRefused(f"the document at {url} is not JSON") from None
+            raise DocumentRefused(_("the document at {url} is not JSON").format(url=url)) from None
         if not isinstance(document, dict):
-            raise DocumentRefused(f"the document at {url} is not a JSON object")
+            raise DocumentRefused(_("the document at {url} is not a JSON object").format(url=url))
         if document.get("client_id") != url:
             raise DocumentRefused(
-                f"the document at {url} names client_id {document.get('client_id')!r}: it must be its own URL"
+                _("the document at {url} names client_id {named!r}: it must be its own URL").format(
+                    url=url, named=document.get("client_id")
+                )
             )
         secrets = sorted(key for key in ("client_secret", "client_secret_expires_at") if key in document)
         if secrets:
-            raise DocumentRefused(f"the document at {url} holds {', '.join(secrets)}: a public document has no secret")
+            raise DocumentRefused(
+                _("the document at {url} holds {fields}: a public document has no secret").format(
+                    url=url, fields=", ".join(secrets)
+                )
+            )
         method = document.get("token_endpoint_auth_method", "none")
         if method in SHARED_SECRET_METHODS:
-            raise DocumentRefused(f"the document at {url} asks for {method}, a shared secret, which no document may")
+            raise DocumentRefused(
+                _("the document at {url} asks for {method}, a shared secret, which no document may").format(
+                    url=url, method=method
+                )
+            )
         if method != "none":
-            raise DocumentRefused(f"the document at {url} asks for {method}; this server accepts only 'none'")
+            raise DocumentRefused(
+                _("the document at {url} asks for {method}; this server accepts only 'none'").format(
+                    url=url, method=method
+                )
+            )
         redirects = document.get("redirect_uris")
         if not isinstance(redirects, list) or not redirects:
-            raise DocumentRefused(f"the document at {url} names no redirect_uris")
+            raise DocumentRefused(_("the document at {url} names no redirect_uris").format(url=url))
         fields: dict[str, Any] = {"scope": self.default_scope, **document, "token_endpoint_auth_method": "none"}
         try:
             return OAuthClientInformationFull.model_validate(fields)
         except ValidationError as error:
             problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
-            raise DocumentRefused(f"the document at {url} is not valid client metadata ({problems})") from None
+            raise DocumentRefused(
+                _("the document at {url} is not valid client metadata ({problems})").format(url=url, problems=problems)
+            ) from None
+
+
+async def _document(url: str, response: httpx2.Response) -> tuple[bytes, httpx2.Headers]:
+    if response.is_redirect:
+        raise DocumentRefused(
+            _(
+                "{url} answered HTTP {status}, a redirect to {location}: a client ID's document is not looked for "
+                "anywhere but at the client ID"
+            ).format(url=url, status=response.status_code, location=response.headers.get("location", "?"))
+        )
+    if response.status_code != 200:
+        raise DocumentRefused(
+            _("{url} answered HTTP {status}, not 200 with a document").format(url=url, status=response.status_code)
+        )
+    body = b""
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) > MAX_DOCUMENT_BYTES:
+            raise DocumentRefused(
+                _("the document at {url} is larger than {limit} bytes").format(url=url, limit=MAX_DOCUMENT_BYTES)
+            )
+    return body, response.headers
+
+
+def _unfetched(url: str, error: Exception | None) -> DocumentRefused:
+    reason = str(error) or type(error).__name__
+    return DocumentRefused(_("{url} could not be fetched: {reason}").format(url=url, reason=reason))
+
+
+def _address(text: str) -> _Address | None:
+    """An IP address from its text (an IPv6 zone dropped, an IPv4-mapped IPv6 address as the IPv4 one it is)."""
+    try:
+        address = ipaddress.ip_address(text.split("%")[0])
+    except ValueError:
+        return None
+    mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
+    return mapped or address
+
+
+def _special_use(address: _Address, loopback_allowed: bool) -> str | None:
+    """What kind of special-use address (RFC 6890) `address` is, in words; None when it may be fetched."""
+    if address.is_loopback:
+        return None if loopback_allowed else _("a loopback address, and this server does not listen on loopback")
+    kinds = [
+        (address.is_unspecified, _("the unspecified address")),
+        (address.is_link_local, _("a link-local address")),
+        (address.is_multicast, _("a multicast address")),
+        (address.is_private, _("a private address")),
+        (not address.is_global, _("an address not reachable on the internet")),
+    ]
+    return next((kind for special, kind in kinds if special), None)
 
 
 def _check_url(url: str) -> None:
     """The draft's rules for a client ID URL (section 3): https, a path, no dot segments, no fragment, no user."""
     parts = urlsplit(url)
     problems = [
-        (parts.scheme != "https", "it is not https"),
-        (parts.path in ("", "/"), "it has no path"),
-        (bool({".", ".."} & set(parts.path.split("/"))), "it has a '.' or '..' path segment"),
-        (bool(parts.fragment) or url.endswith("#"), "it has a fragment"),
-        (parts.username is not None or parts.password is not None, "it names a user or password"),
+        (parts.scheme != "https", _("it is not https")),
+        (parts.path in ("", "/"), _("it has no path")),
+        (bool({".", ".."} & set(parts.path.split("/"))), _("it has a '.' or '..' path segment")),
+        (bool(parts.fragment) or url.endswith("#"), _("it has a fragment")),
+        (parts.username is not None or parts.password is not None, _("it names a user or password")),
     ]
     problem = next((why for broken, why in problems if broken), None)
     if problem is not None:
-        raise DocumentRefused(f"client_id {url} cannot name a client ID metadata document: {problem}")
+        raise DocumentRefused(
+            _("client_id {url} cannot name a client ID metadata document: {problem}").format(url=url, problem=problem)
+        )
 
 
 def _freshness(headers: httpx2.Headers) -> float:
-    """Seconds a response may be reused without asking again (RFC 9111 section 4.2.1); 0: not at all."""
+    """Seconds a response may be reused without asking again (RFC 9111 section 4.2.1); 0: not at all.
+
+    `no-store` and `no-cache` keep nothing (the lab's cache does not revalidate, so no-cache means fetch again),
+    `max-age` wins over `Expires`, an `Expires` that is not a date means already expired (section 5.3)."""
     control = headers.get("cache-control", "").lower()
     if "no-store" in control or "no-cache" in control:
         return 0.0
@@ -154,6 +284,6 @@ def _freshness(headers: httpx2.Headers) -> float:
         return max(0.0, int(match.group(1)) - age)
     try:
         expires, date = parsedate_to_datetime(headers["expires"]), parsedate_to_datetime(headers["date"])
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, IndexError):
         return 0.0
     return max(0.0, (expires - date).total_seconds() - age)

@@ -15,6 +15,7 @@ import os
 import secrets
 import time
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from mcp.server.auth.handlers.authorize import AuthorizationHandler
 from mcp.server.auth.handlers.metadata import MetadataHandler
@@ -38,12 +39,16 @@ from starlette.routing import Route, request_response
 
 from ._client_documents import FETCH_SECONDS, ClientDocuments, DocumentRefused, is_document_url
 from ._wiring import add_http_flags, http_port, serve_http
+from .i18n import _
 
 USERS = {"alice": ("read", "write"), "bob": ("read",)}
 """Who can sign in, and the scopes each may grant: scopes decide which tools a caller sees and may call."""
 SCOPES = ["read", "write"]
 TOKEN_TTL_ENV = "LABKIT_TOKEN_TTL"
-"""How long an access token lasts, in seconds (default 3600): notebook 09 makes one expire."""
+"""How long an access token issued at sign-in lasts, in seconds (default 3600): notebook 09 makes one expire. A
+refreshed token lasts the default: the lesson waits out the first token, and on a busy machine a second short one
+could expire between a connection's requests, which would ask the user to sign in again."""
+_DEFAULT_TTL = 3600
 
 
 @dataclass
@@ -62,7 +67,7 @@ class LabAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, Refres
         self.codes: dict[str, AuthorizationCode] = {}
         self.access: dict[str, AccessToken] = {}
         self.refresh: dict[str, RefreshToken] = {}
-        self.documents = ClientDocuments(" ".join(SCOPES), fetch_seconds)
+        self.documents = ClientDocuments(" ".join(SCOPES), fetch_seconds, own_host=urlsplit(issuer).hostname or "")
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
         """A registered client, or the one a client ID metadata document describes (None: neither, or refused)."""
@@ -127,7 +132,11 @@ class LabAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, Refres
     ) -> OAuthToken:
         del self.refresh[refresh_token.token]  # rotated: an old refresh token is good once
         return self._issue(
-            refresh_token.client_id, scopes or refresh_token.scopes, refresh_token.resource, refresh_token.subject
+            refresh_token.client_id,
+            scopes or refresh_token.scopes,
+            refresh_token.resource,
+            refresh_token.subject,
+            ttl=_DEFAULT_TTL,
         )
 
     async def load_access_token(self, token: str) -> AccessToken | None:
@@ -137,8 +146,10 @@ class LabAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, Refres
         self.access.pop(token.token, None)
         self.refresh.pop(token.token, None)
 
-    def _issue(self, client_id: str, scopes: list[str], resource: str | None, subject: str | None) -> OAuthToken:
-        ttl = int(os.environ.get(TOKEN_TTL_ENV) or 3600)
+    def _issue(
+        self, client_id: str, scopes: list[str], resource: str | None, subject: str | None, ttl: int | None = None
+    ) -> OAuthToken:
+        ttl = ttl or int(os.environ.get(TOKEN_TTL_ENV) or _DEFAULT_TTL)
         access, refresh = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         self.access[access] = AccessToken(
             token=access,
@@ -216,26 +227,37 @@ def build_app(port: int, fetch_seconds: float = FETCH_SECONDS) -> Starlette:
     async def consent_page(request: Request) -> Response:
         pending = provider.pending.get(request.query_params.get("request", ""))
         if pending is None:
-            return HTMLResponse("<p>This consent request is unknown or already answered.</p>", status_code=400)
+            return _unknown_consent()
         client = html.escape(pending.client.client_name or pending.client.client_id or "?")
         if is_document_url(pending.client.client_id or ""):  # its name is its own claim; its URL says who publishes it
-            client += f" (described at {html.escape(pending.client.client_id or '')})"
-        scopes = html.escape(" ".join(pending.params.scopes or SCOPES))
-        resource = html.escape(pending.params.resource or "?")
-        users = "".join(f'<option value="{u}">{u} (may grant {" ".join(s)})</option>' for u, s in USERS.items())
+            client = _("{client} (described at {url})").format(
+                client=client, url=html.escape(pending.client.client_id or "")
+            )
+        asked = _("{client} asks for {scopes} on {resource}.").format(
+            client=f"<b>{client}</b>",
+            scopes=f"<b>{html.escape(' '.join(pending.params.scopes or SCOPES))}</b>",
+            resource=f"<b>{html.escape(pending.params.resource or '?')}</b>",
+        )
+        users = "".join(
+            f'<option value="{u}">'
+            + html.escape(_("{user} (may grant {scopes})").format(user=u, scopes=" ".join(s)))
+            + "</option>"
+            for u, s in USERS.items()
+        )
+        title, allow, deny = html.escape(_("Sign in and consent")), html.escape(_("Allow")), html.escape(_("Deny"))
         return HTMLResponse(
-            f"<h1>Sign in and consent</h1><p><b>{client}</b> asks for <b>{scopes}</b> on <b>{resource}</b>.</p>"
+            f"<h1>{title}</h1><p>{asked}</p>"
             f'<form method="post" action="/consent"><input type="hidden" name="request" '
             f'value="{html.escape(request.query_params["request"])}"><select name="user">{users}</select>'
-            '<button name="decision" value="allow">Allow</button><button name="decision" value="deny">Deny'
-            "</button></form>"
+            f'<button name="decision" value="allow">{allow}</button>'
+            f'<button name="decision" value="deny">{deny}</button></form>'
         )
 
     async def consent_answer(request: Request) -> Response:
         form = await request.form()
         request_id = str(form.get("request", ""))
         if request_id not in provider.pending:
-            return HTMLResponse("<p>This consent request is unknown or already answered.</p>", status_code=400)
+            return _unknown_consent()
         user = str(form.get("user")) if form.get("decision") == "allow" else None
         return RedirectResponse(provider.consent(request_id, user), status_code=302)
 
@@ -249,6 +271,11 @@ def build_app(port: int, fetch_seconds: float = FETCH_SECONDS) -> Starlette:
         Route("/introspect", introspect, methods=["POST"]),
     ]
     return Starlette(routes=routes)
+
+
+def _unknown_consent() -> Response:
+    unknown = html.escape(_("This consent request is unknown or already answered."))
+    return HTMLResponse(f"<p>{unknown}</p>", status_code=400)
 
 
 def main() -> None:

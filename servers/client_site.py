@@ -1,13 +1,16 @@
 """A client's website over HTTPS on 127.0.0.1: the JSON documents of one folder, among them the host's client ID
 metadata document (notebook 09), each served with `Cache-Control: max-age` so that whoever fetches it may cache it.
 
-`--folder` holds the documents (`<folder>/a/b.json` is served at `/a/b.json`); `--cert` and `--key` are the
-server's certificate and key (the lab makes them with a throwaway authority, `labkit.processes.LocalCA`).
+`--folder` holds the documents (`<folder>/a/b.json` is served at `/a/b.json`); a document published with an answer
+of its own has it beside it (`<folder>/a/b.json.http`: `{"status": 302, "headers": {"Location": ...}}`, its headers
+instead of the default `Cache-Control`). `--cert` and `--key` are the server's certificate and key (the lab makes
+them with a throwaway authority, `labkit.processes.LocalCA`).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -17,6 +20,9 @@ from starlette.routing import Route
 
 from ._wiring import add_http_flags, http_port, serve_http
 
+ANSWER_SUFFIX = ".http"
+"""Beside a document, the status and headers it is served with, when not 200 and the default caching."""
+
 
 def build_app(folder: Path, max_age: int) -> Starlette:
     root = folder.resolve()
@@ -25,8 +31,10 @@ def build_app(folder: Path, max_age: int) -> Starlette:
         path = (root / request.path_params["path"]).resolve()
         if path.suffix != ".json" or not path.is_relative_to(root) or not path.is_file():
             return PlainTextResponse("no such document", status_code=404)
-        headers = {"Cache-Control": f"max-age={max_age}"}
-        return Response(path.read_bytes(), media_type="application/json", headers=headers)
+        answer = path.with_name(path.name + ANSWER_SUFFIX)
+        told = json.loads(answer.read_text()) if answer.is_file() else {}
+        headers = told["headers"] if told.get("headers") is not None else {"Cache-Control": f"max-age={max_age}"}
+        return Response(path.read_bytes(), told.get("status", 200), headers, media_type="application/json")
 
     return Starlette(routes=[Route("/{path:path}", document, methods=["GET"])])
 

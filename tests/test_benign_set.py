@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from mcp_types import Tool
 
-from labkit.lessons import lab_server_tools
+from labkit.lessons import false_flags, lab_server_tools, published_tools
 from labkit.security import Defences, LabFolder, PinStore, ScanGuard, Shield, scan_tool
 from labkit.trace import Trace
 
@@ -55,11 +55,6 @@ async def _host(tmp_path: Path, defences: Defences, published: list[dict[str, An
     return shield, offered
 
 
-def _finding(reason: str) -> pytest.MarkDecorator:
-    """A rule that flags a published tool: the test fails until the rule is fixed, then passes and must be unmarked."""
-    return pytest.mark.xfail(strict=True, raises=AssertionError, reason=f"finding for notebook 07's scanner: {reason}")
-
-
 # Pins withhold nothing on a first listing (the first test shows it); without them a host of every published server
 # lists at once, where PinStore rewriting its whole file for each tool would take most of the time for ~300 tools.
 ALL = Defences.all()
@@ -92,11 +87,6 @@ async def test_all_defences_offer_every_tool_of_a_published_server_listed_beside
     assert all(guard.on_instructions(entry["server"], instructions) == instructions for guard in shield.guards)
 
 
-@_finding(
-    "the tool-choice rule asks a person to review chrome-devtools-mcp's "
-    "fill_form ('ALWAYS prefer this tool over ... fill or click calls', its own tools) and desktop-commander's "
-    "list_directory ('Use this instead of execute_command')",
-)
 async def test_all_defences_ask_no_review_of_a_published_tool(tmp_path):
     reviewed = {}
     for entry in SERVERS:
@@ -105,11 +95,6 @@ async def test_all_defences_ask_no_review_of_a_published_tool(tmp_path):
     assert not reviewed, reviewed
 
 
-@_finding(
-    "with every published server in one host, the shadowing rule withholds "
-    "the later of server-filesystem and desktop-commander's 7 same-named tools (read_file, write_file, ...), and "
-    "cross-server-reference withholds desktop-commander's read_file ('fetch' and 'always' in one sentence)",
-)
 async def test_all_defences_offer_every_published_tool_with_all_published_servers_in_one_host(tmp_path):
     shield, _ = await _host(tmp_path, NO_PINS, SERVERS)
     assert not shield.withheld, shield.withheld
@@ -122,3 +107,10 @@ def test_the_scanner_finds_nothing_to_block_in_a_published_definition_on_its_own
         for tool in entry["tools"]
     }
     assert not {key: rules for key, rules in found.items() if rules}
+
+
+def test_notebook_07s_benign_measure_is_the_published_set_and_flags_none_of_it():
+    """What §3 prints: every published tool and the lab's own, in one host as the shield runs it; nothing withheld,
+    nobody asked."""
+    assert len(published_tools()) == sum(len(entry["tools"]) for entry in SERVERS) >= 100
+    assert false_flags().empty, false_flags().to_dict("records")

@@ -194,6 +194,32 @@ async def test_a_slow_start_is_limited_by_the_hosts_start_limit_alone() -> None:
     assert not replay.trace.of_kind(Kind.JSONRPC_ERROR)
 
 
+async def test_an_http_server_outlives_the_thread_that_started_it(tmp_path: Path) -> None:
+    """The host starts its HTTP servers in anyio's worker threads, and anyio retires a thread after 10 s without work:
+    the server (its supervisor told to stop by that thread's end) must not end with it."""
+    with anyio.fail_after(LIMIT):
+        replay = await cases.http_server_after_its_starting_thread_ended(tmp_path)
+    assert replay.error is None, replay.error
+    [result] = replay.results
+    assert not result.is_error, result.text
+    assert not replay.trace.of_kind(Kind.HOST_RESTART)
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_server_that_exits_mid_call_tells_the_learner_its_exit_status(transport: str) -> None:
+    with anyio.fail_after(LIMIT):
+        replay = await fault_cases.crash_mid_call(transport)
+    first = replay.results[0]
+    assert first.is_error and "(exit status 3)" in first.text, first.text
+
+
+async def test_a_server_killed_by_a_signal_mid_call_names_the_signal() -> None:
+    with anyio.fail_after(LIMIT):
+        replay = await cases.killed_by_a_signal_mid_call()
+    [result] = replay.results
+    assert result.is_error and f"SIGKILL ({int(signal.SIGKILL)})" in result.text, result.text
+
+
 async def test_every_limit_is_scaled_by_the_one_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(TIME_SCALE_ENV, "2.5")
     with anyio.fail_after(LIMIT):

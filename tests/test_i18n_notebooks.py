@@ -120,7 +120,8 @@ def test_a_chinese_notebook_shows_no_english_prose(path: Path) -> None:
     labels = {label for cell in english.cells if cell.cell_type == "code" for label in _printed_labels(cell.source)}
     untranslated = sorted(
         [msgid for msgid, pattern in _labkit_sentences().items() if pattern.search(shown)]
-        + [label for label in labels if label in shown]
+        # A whole label, not the start of a longer word ("tools of" is no label inside "tools offered").
+        + [label for label in labels if re.search(rf"(?<!\w){re.escape(label)}(?!\w)", shown)]
     )
     assert untranslated == [], "English learner-facing sentences in the outputs"
 

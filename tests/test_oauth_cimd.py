@@ -4,9 +4,18 @@ the host signing in with its URL as client ID; and each document or URL the auth
 
 from __future__ import annotations
 
+import contextlib
+import gettext
 import html
 import json
+import secrets
+import socket
+import ssl
+import threading
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
+from email.utils import formatdate
 from typing import Any
 
 import anyio
@@ -14,12 +23,15 @@ import httpx2
 import pytest
 
 from labkit import GatePolicy, Host, ServerSpec, SignIn, Trace, authorization_server, http_server
+from labkit._time_limits import scaled
 from labkit.host import AuthorizationRefused
 from labkit.host._oauth import REDIRECT_URI
 from labkit.lessons import client_site
 from labkit.lessons._remote import ClientSite
-from labkit.processes import free_port
-from servers._client_documents import MAX_DOCUMENT_BYTES
+from labkit.processes import LocalCA, free_port
+from labkit.server_contract import LANGUAGE_ENV, TRUSTED_CA_ENV
+from servers._client_documents import FETCH_SECONDS, MAX_DOCUMENT_BYTES, ClientDocuments, DocumentRefused
+from servers.i18n import _LOCALE_DIR
 
 ALLOW = GatePolicy(approve_all=True)
 SINCE = {"service": "order-service", "since": "2026-10-29T20:00"}
@@ -58,7 +70,7 @@ async def _authorize(issuer: str, client_id: str) -> httpx2.Response:
         "state": "s",
         "scope": "read",
     }
-    async with httpx2.AsyncClient(timeout=30) as browser:
+    async with httpx2.AsyncClient(timeout=30 + scaled(FETCH_SECONDS)) as browser:  # it may wait out a fetch
         return await browser.get(f"{issuer}/authorize", params=params)
 
 
@@ -148,3 +160,166 @@ async def test_a_certificate_from_an_authority_it_was_not_told_to_trust_is_refus
     with authorization_server() as trusting_the_system:  # the system's authorities only: the lab's is not one
         answer = await _authorize(trusting_the_system, site.host_document)
     assert answer.status_code == 400 and "CERTIFICATE_VERIFY_FAILED" in answer.json()["error_description"]
+
+
+def _named(site: ClientSite, path: str, name: str, headers: dict[str, str] | None = None) -> str:
+    url = f"{site.origin}/{path}"
+    return site.publish(path, {"client_id": url, "client_name": name, "redirect_uris": [REDIRECT_URI]}, 200, headers)
+
+
+@pytest.mark.parametrize(
+    ("headers", "kept"),
+    [
+        ({"Cache-Control": "no-store"}, False),
+        ({"Cache-Control": "no-cache"}, False),
+        ({"Cache-Control": "max-age=300, no-cache"}, False),  # no-cache wins: the lab's cache never revalidates
+        ({"Expires": "in five minutes"}, True),  # no max-age: Expires against the response's Date
+        ({"Expires": "five minutes ago"}, False),
+        ({"Expires": "0"}, False),  # not a date: already expired (RFC 9111 section 5.3)
+        ({"Cache-Control": "max-age=0", "Expires": "in five minutes"}, False),  # max-age wins over Expires
+        ({"Cache-Control": "max-age=300", "Age": "300"}, False),  # a cache upstream already kept it that long
+        ({}, False),  # no freshness information: nothing is kept
+    ],
+    ids=[
+        "no-store",
+        "no-cache",
+        "no-cache beside max-age",
+        "Expires ahead",
+        "Expires past",
+        "Expires invalid",
+        "max-age=0 over Expires",
+        "Age used up",
+        "no headers",
+    ],
+)
+async def test_a_document_is_kept_only_as_its_caching_headers_allow(
+    site: ClientSite, issuer: str, headers: dict[str, str], kept: bool
+) -> None:
+    dates = {
+        "in five minutes": formatdate(time.time() + 300, usegmt=True),
+        "five minutes ago": formatdate(time.time() - 300, usegmt=True),
+    }
+    sent = {name: dates.get(value, value) for name, value in headers.items()}
+    path = f"caching/{secrets.token_hex(8)}.json"
+    url = _named(site, path, "first", sent)
+    assert ">first (described at" in await _consent_page(issuer, url)
+    _named(site, path, "second", sent)
+    shown = "first" if ">first (described at" in await _consent_page(issuer, url) else "second"
+    assert shown == ("first" if kept else "second")
+
+
+async def test_a_refused_document_is_not_kept(site: ClientSite, issuer: str) -> None:
+    url = f"{site.origin}/fixed/client.json"
+    site.publish("fixed/client.json", {"client_id": "https://elsewhere.example/", "redirect_uris": [REDIRECT_URI]})
+    assert (await _authorize(issuer, url)).status_code == 400
+    _named(site, "fixed/client.json", "fixed")  # the site's default max-age=300 applies to the refused one too
+    assert ">fixed (described at" in await _consent_page(issuer, url)
+
+
+@pytest.mark.parametrize(
+    ("host", "address", "kind"),
+    [
+        ("10.0.0.1", "10.0.0.1", "a private address"),
+        ("167772161", "10.0.0.1", "a private address"),  # the same address written as one number
+        ("0x0a000001", "10.0.0.1", "a private address"),  # and in hexadecimal
+        ("169.254.169.254", "169.254.169.254", "a link-local address"),  # a cloud's metadata service
+        ("[::ffff:192.168.1.1]", "192.168.1.1", "a private address"),  # IPv4 inside IPv6
+        ("[fd00::1]", "fd00::1", "a private address"),  # IPv6 unique local
+        ("[fe80::1]", "fe80::1", "a link-local address"),
+        ("0.0.0.0", "0.0.0.0", "the unspecified address"),  # on Linux it reaches this machine's own services
+        ("100.64.0.1", "100.64.0.1", "an address not reachable on the internet"),  # carrier-grade NAT
+        ("224.0.0.1", "224.0.0.1", "a multicast address"),
+    ],
+)
+async def test_a_client_id_resolving_to_a_special_use_address_is_refused_before_any_connection(
+    issuer: str, host: str, address: str, kind: str
+) -> None:
+    client_id = f"https://{host}/client.json"
+    answer = await _authorize(issuer, client_id)
+    body = answer.json()
+    assert (answer.status_code, body["error"]) == (400, "invalid_client")
+    assert f"{client_id} resolves to {address}, {kind}" in body["error_description"], body
+
+
+async def test_loopback_is_fetched_only_by_an_authorization_server_that_listens_on_loopback(
+    site: ClientSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The draft's one exception, the lab's development setting: the AS on 127.0.0.1 may fetch from 127.0.0.1; the
+    same code told it listens elsewhere refuses (the real AS always listens on loopback, so this drives the class)."""
+    by_name = site.origin.replace("127.0.0.1", "localhost") + "/by-name/client.json"
+    site.publish("by-name/client.json", {"client_id": by_name, "redirect_uris": [REDIRECT_URI]})
+    monkeypatch.setenv(TRUSTED_CA_ENV, str(site.ca_file))  # as the lab starts its authorization server
+    on_loopback = ClientDocuments("read", scaled(FETCH_SECONDS), own_host="127.0.0.1")
+    elsewhere = ClientDocuments("read", scaled(FETCH_SECONDS), own_host="192.0.2.10")
+    accepted = await on_loopback.client(by_name)  # a name resolved, the certificate checked against the name
+    with pytest.raises(DocumentRefused) as refused:
+        await elsewhere.client(site.host_document)
+    assert accepted.client_id == by_name
+    assert "resolves to 127.0.0.1, a loopback address, and this server does not listen on loopback" in str(
+        refused.value
+    )
+
+
+async def test_a_redirect_is_not_followed(site: ClientSite, issuer: str) -> None:
+    moved = site.publish("moved/client.json", b"", 302, {"Location": site.host_document})  # to a good document
+    answer = await _authorize(issuer, moved)
+    assert (answer.status_code, answer.json()["error"]) == (400, "invalid_client")
+    assert f"answered HTTP 302, a redirect to {site.host_document}" in answer.json()["error_description"]
+
+
+async def test_a_site_that_never_answers_is_given_up_on_with_the_time_it_was_given(issuer: str) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as silent:  # accepts connections (the kernel does), answers nothing
+        client_id = f"https://127.0.0.1:{silent.getsockname()[1]}/client.json"
+        answer = await _authorize(issuer, client_id)
+    assert (answer.status_code, answer.json()["error"]) == (400, "invalid_client")
+    assert f"{client_id} did not answer within" in answer.json()["error_description"]
+
+
+async def test_refusals_and_the_consent_page_speak_the_learners_language(
+    site: ClientSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chinese = gettext.translation("labkit", _LOCALE_DIR, languages=["zh_CN"])
+    monkeypatch.setenv(LANGUAGE_ENV, "zh_CN")
+    with authorization_server(trusted_ca=site.ca_file) as zh_issuer:
+        refused = await _authorize(zh_issuer, site.host_document.replace("https://", "http://"))
+        page = await _consent_page(zh_issuer, site.host_document)
+    why = chinese.gettext("it is not https")
+    assert why != "it is not https" and refused.json()["error"] == "invalid_client"  # the wire code stays the RFC's
+    assert why in refused.json()["error_description"]
+    for english in ("Sign in and consent", "Allow", "Deny"):
+        assert chinese.gettext(english) != english and html.escape(chinese.gettext(english)) in page
+
+
+@contextmanager
+def _trickling_site() -> Iterator[tuple[str, LocalCA]]:
+    """An HTTPS site that answers 200 at once, then sends its document a byte every 0.2 s: each read is quick, the
+    whole never ends in time (only a deadline on the whole fetch stops it)."""
+    authority = LocalCA()
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(*authority.issue("trickling"))
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        with contextlib.suppress(OSError), context.wrap_socket(listener.accept()[0], server_side=True) as tls:
+            tls.recv(4096)
+            tls.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 4000\r\n\r\n")
+            while not stop.wait(0.2):
+                tls.sendall(b" ")
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"https://127.0.0.1:{listener.getsockname()[1]}/client.json", authority
+    finally:
+        stop.set()
+        listener.close()
+        thread.join(5)
+        authority.remove()
+
+
+async def test_a_site_that_trickles_its_document_is_given_up_on_at_the_fetch_deadline() -> None:
+    with _trickling_site() as (client_id, authority), authorization_server(trusted_ca=authority.ca_file) as issuer:
+        answer = await _authorize(issuer, client_id)
+    assert (answer.status_code, answer.json()["error"]) == (400, "invalid_client")
+    assert f"{client_id} did not answer within" in answer.json()["error_description"]

@@ -123,9 +123,11 @@ def kernel(tmp_path) -> Iterator[Kernel]:
 def test_running_the_cells_again_declines_the_waiting_form_skips_the_stale_run_and_asks_afresh(kernel) -> None:
     first_form, first_next = kernel.run(FORM_CELL, "form"), kernel.run(NEXT_CELL, "next")
     kernel.until(lambda: kernel.shows_form(first_form), "showed the form")
+    again_before = kernel.run(NEXT_CELL, "before")  # the new run's cells above the form's run first
     again_form, again_next = kernel.run(FORM_CELL, "form"), kernel.run(NEXT_CELL, "next")
 
     kernel.until(lambda: kernel.shows_form(again_form), "showed the second run's form")
+    assert kernel.printed(again_before) == "the next cell ran\n", "the note is beside the new form, not above it"
     kernel.until(lambda: kernel.finished(first_form), "ended the first run's form cell")
     assert "answer: None" in kernel.printed(first_form), "the first form gave way (declined) instead of waiting"
     kernel.until(lambda: kernel.finished(first_next), "answered the first run's next cell")
@@ -143,14 +145,18 @@ def test_running_the_cells_again_declines_the_waiting_form_skips_the_stale_run_a
     assert kernel.printed(again_next) == "the next cell ran\n"
 
 
-def test_running_only_the_form_cell_again_declines_the_waiting_form_and_says_so(kernel) -> None:
-    first = kernel.run(FORM_CELL, "form")
+def test_running_only_the_form_cell_again_declines_the_waiting_form_and_says_so_under_that_cell(kernel) -> None:
+    """Run All, then Run Selected Cell on the form's cell: the earlier run's next cell, not queued again, still runs
+    (as in any kernel) and says nothing; the note is in the form cell's new output (it was under the next cell)."""
+    first, rest_of_run = kernel.run(FORM_CELL, "form"), kernel.run(NEXT_CELL, "next")
     kernel.until(lambda: kernel.shows_form(first), "showed the form")
     again = kernel.run(FORM_CELL, "form")
 
     kernel.until(lambda: kernel.shows_form(again), "showed the second run's form")
     kernel.until(lambda: kernel.finished(first), "ended the first run's form cell")
     assert "answer: None" in kernel.printed(first), "the first form gave way (declined) instead of waiting"
+    kernel.until(lambda: kernel.finished(rest_of_run), "ran the earlier run's next cell")
+    assert kernel.printed(rest_of_run) == "the next cell ran\n", "no note under a cell the learner did not run again"
     kernel.until(lambda: "↻" in kernel.printed(again), "said that the earlier form gave way")
     assert "You ran this form's cell again" in kernel.printed(again)
 

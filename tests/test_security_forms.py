@@ -11,7 +11,7 @@ from labkit.host import Host, ServerSpec
 from labkit.host._connector import FORM_ABOUT
 from labkit.lessons import TOKEN_CANARY, prepare_lab
 from labkit.security import Defences, PinStore, Shield
-from labkit.trace import Trace
+from labkit.trace import Trace, table
 from servers.untrusted.phish import LOGIN_URL
 
 PHISH = ServerSpec("untrusted.phish")
@@ -101,3 +101,16 @@ async def test_a_secret_asked_for_in_the_message_with_a_neutral_field_is_decline
     assert person.shown == [] and said == "repository: decline"
     (refused,) = [e for e in trace.of_kind("host.form") if e.meta.get("outcome") == "refused"]
     assert "value" in refused.summary
+
+
+async def test_every_form_event_names_the_server_that_asked_and_its_trust_in_the_trace_and_the_table(tmp_path):
+    """The record, not only the widget: anyone reading the trace can tell a server's form from the host's own."""
+    shielded, _ = await _call("verify_identity", Person({"consent": False}), tmp_path / "on", shielded=True)
+    bare, _ = await _call("verify_identity", Person({"consent": False}), tmp_path / "off", shielded=False)
+    for trace, trust in ((shielded, "untrusted"), (bare, "unknown")):
+        (form,) = trace.of_kind("host.form")
+        assert (form.meta["server"], form.meta["asked_by"], form.meta["trust"]) == ("untrusted.phish",) * 2 + (trust,)
+        assert "untrusted.phish" in form.summary
+        row = table(trace, kinds=["host.form"]).iloc[0]
+        assert row["server"] == "untrusted.phish" and "untrusted.phish" in row["summary"]
+    assert "does NOT trust" in shielded.of_kind("host.form")[0].summary

@@ -155,6 +155,9 @@ async def test_table_and_diagram_follow_recorded_order(tmp_path):
     assert list(frame.columns) == ["round", "from", "to", "kind", "summary", "name", "server", "id"]
     shown = frame._repr_html_()
     assert "<th>from → to</th>" in shown and f"<th>{trace.events[-1].seq}</th>" in shown
+    # a wide table scrolls in a box of its own, styled inline (a stored output loses its <style>)
+    box = re.search(r"<div [^>]*style='([^']*)'><table class='dataframe labkit-events'>.*</table></div>", shown)
+    assert box and "overflow-x: auto" in box[1], shown
     assert type(frame[["from", "to"]]) is pd.DataFrame, "anything derived is a plain DataFrame"
     assert list(frame.index) == [e.seq for e in trace]
     source = sequence_diagram(trace).source

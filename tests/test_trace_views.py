@@ -9,7 +9,7 @@ import unicodedata
 
 from labkit.trace import Trace, sequence_diagram
 from labkit.trace._columns import wrap_columns
-from labkit.trace._labels import diagram_label
+from labkit.trace._labels import _LABEL_WIDTH, diagram_label
 from labkit.trace._summaries import fold
 
 _MARKER = re.compile(r"…\(\+(\d+) chars\)")
@@ -68,7 +68,7 @@ def test_a_chinese_character_takes_two_columns_and_a_line_may_break_before_any()
 
 def test_a_chinese_label_is_cut_to_the_same_width_as_an_english_one():
     label = diagram_label("[12] 关卡 query_errors：放行：参数符合输入模式，调用方已获授权，不需要审批")
-    assert len(label) == 2 and max(map(_columns, label)) <= 26 and "…" in label[-1], label
+    assert len(label) == 2 and max(map(_columns, label)) <= _LABEL_WIDTH and "…" in label[-1], label
 
 
 def test_the_display_carries_mermaid_and_a_small_png():

@@ -40,7 +40,7 @@ from ._jsonschema import jsonschema_module
 from ._mapping import Api, ConvertedTool, McpCall, convert_tool, convert_tools, to_mcp_call, wire_tool
 from ._model_clients import ENV_VAR, ModelSelection, Provider, import_sdk_meanwhile, model_client, select_model
 from ._oauth import ClientCredentials, SignIn, client_metadata_document
-from ._pool import HOST_SERVER, Route, ServerPool
+from ._pool import HOST_SERVER, Route, ServerPool, namespaced_name
 from ._progress import Progress, progress
 from ._progress_updates import ProgressUpdates
 from ._provider_names import NameMap, provider_name
@@ -132,6 +132,7 @@ __all__ = [
     "max_message_bytes",
     "memory_transport",
     "model_client",
+    "namespaced_name",
     "needs_approval",
     "network_env",
     "outside_references",

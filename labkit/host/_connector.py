@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, ExitStack, asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -20,7 +21,7 @@ from pydantic import FileUrl
 
 from .._i18n import _
 from .._time_limits import scaled
-from ..processes import HeldPort, LabTempDir, ServerSpec, ServerStartError, http_server, longest
+from ..processes import HeldPort, LabTempDir, ServerEnd, ServerSpec, ServerStartError, http_server, longest
 from ..server_contract import EVENTS_FILE_ENV
 from ..trace import Kind, Meta, Outcome, Trace
 from ._connection import Turn
@@ -32,7 +33,7 @@ from ._tasks import TaskPolling
 from ._tool_listing import on_tools_changed, tools_changed_stream
 from ._transports import http_transport, sse_transport, stdio_transport
 
-__all__ = ["ERAS", "FORM_ABOUT", "HOST_INFO", "Connector", "Elicitor"]
+__all__ = ["ERAS", "FORM_ABOUT", "HOST_INFO", "Connector", "Elicitor", "FormTrust"]
 
 ERAS = {"2026-07-28": "auto", "2025-11-25": "legacy"}
 HOST_INFO = Implementation(name="labkit-host", version="0.1.0")
@@ -41,6 +42,22 @@ Elicitor = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any] | None]]
 """Shows a server's question as a form and returns the user's answers, or None to decline."""
 FORM_ABOUT: ContextVar[str] = ContextVar("FORM_ABOUT", default="")
 """While an elicitor runs: which question this is and why (server, tool, era), for the form to say."""
+
+
+class FormTrust(StrEnum):
+    """Whether the host trusts the server whose form it shows (`meta["trust"]` of every `host.form`) (notebook 07)."""
+
+    TRUSTED = "trusted"
+    UNTRUSTED = "untrusted"
+    UNKNOWN = "unknown"
+    """The host was not told which servers it trusts (no shield)."""
+
+
+_TRUST_SAID = {
+    FormTrust.TRUSTED: lambda: _("a server the host trusts"),
+    FormTrust.UNTRUSTED: lambda: _("a server the host does NOT trust"),
+    FormTrust.UNKNOWN: lambda: _("the host was not told whether it trusts it"),
+}
 
 
 class Connector:
@@ -93,6 +110,9 @@ class Connector:
         def changed() -> None:
             self.pool.tools_changed(spec.name)
 
+        def ended(end: ServerEnd) -> None:
+            self.pool.ends[spec.name] = end
+
         opened = False
 
         def auth(url: str) -> Any:
@@ -117,13 +137,15 @@ class Connector:
                 if spec.serves_held_port and spec.name not in self.pool.ports:
                     self.pool.ports[spec.name] = HeldPort()  # started again, it serves the same port
                 held = self.pool.ports.get(spec.name)
-                started = http_server(spec, start_timeout=self.pool.start_timeout, errlog=stderr, held_port=held)
+                started = http_server(
+                    spec, start_timeout=self.pool.start_timeout, errlog=stderr, held_port=held, on_end=ended
+                )
                 url = await anyio.to_thread.run_sync(processes.enter_context, started)
                 transport = http_transport(
                     url, self.trace, server=spec.name, server_events=events, recorder=recorder, auth=auth(url)
                 )
             else:
-                transport = stdio_transport(spec, self.trace, errlog=stderr, server_events=events)
+                transport = stdio_transport(spec, self.trace, errlog=stderr, server_events=events, on_end=ended)
 
             async def on_elicit(context: Any, params: Any) -> ElicitResult:
                 return await self.on_elicit(spec.name, params)
@@ -175,25 +197,27 @@ class Connector:
             message, schema = url_consent(server, params)
         else:
             url, message, schema = None, params.message, dict(params.requested_schema)
+        trust = self._trust(server)
+        # Built here, where the request arrives: the record says whose form it is, never what the form's words claim.
         self.trace.record(
             "host",
             "user",
             Kind.HOST_FORM,
-            _("shows a form: {message}").format(message=params.message),
-            # The form itself names the server (`FORM_ABOUT`); the event keeps the shape earlier lessons show.
+            _("shows the {server} server's form ({trust}): {message}").format(
+                server=server, trust=_TRUST_SAID[trust](), message=params.message
+            ),
             payload=params.model_dump(by_alias=True, mode="json", exclude_none=True),
+            server=server,
+            asked_by=server,
+            trust=trust,
             url_host=urlsplit(url).hostname if url is not None else None,
         )
         refused = next((why for guard in self.pool.guards if (why := guard.on_form(server, message, schema))), None)
         if refused is not None:
             return self._declined(server, refused)
         about = self._about(server)
-        if self.trust is not None:
-            about = (
-                _("{about}; a server the host trusts")
-                if self.trust(server)
-                else _("{about}; a server the host does NOT trust")
-            ).format(about=about)
+        if trust != FormTrust.UNKNOWN:
+            about = _("{about}; {trust}").format(about=about, trust=_TRUST_SAID[trust]())
         token = FORM_ABOUT.set(about)
         try:
             with self.router.user_time():
@@ -212,6 +236,11 @@ class Connector:
         # URL mode: the consent is the person's; the content was the host's own question, not the server's.
         return ElicitResult(action=action, content=answer if url is None else None)
 
+    def _trust(self, server: str) -> FormTrust:
+        if self.trust is None:
+            return FormTrust.UNKNOWN
+        return FormTrust.TRUSTED if self.trust(server) else FormTrust.UNTRUSTED
+
     def _declined(self, server: str, why: str) -> ElicitResult:
         self.trace.record(
             "host",
@@ -219,6 +248,8 @@ class Connector:
             Kind.HOST_FORM,
             _("declined the {server} server's form: {why}").format(server=server, why=why),
             server=server,
+            asked_by=server,
+            trust=self._trust(server),
             outcome=Outcome.REFUSED,
         )
         return ElicitResult(action="decline")

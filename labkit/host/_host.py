@@ -181,7 +181,7 @@ class Host:
                 )
             )
         message, schema = config.input_form(missing)
-        self.trace.record("host", "user", Kind.HOST_FORM, message, payload={"inputs": missing})
+        self.trace.record("host", "user", Kind.HOST_FORM, message, payload={"inputs": missing}, asked_by="host")
         token = FORM_ABOUT.set(_("the host itself, for the config {source}").format(source=config.source))
         try:
             answer = await self.connector.elicit(message, schema)

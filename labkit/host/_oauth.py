@@ -184,6 +184,8 @@ def _new_provider(server: str, url: str, store: HostTokens, sign_in: SignIn) -> 
                 "scopes": scopes,
                 "resource": (query.get("resource") or [""])[0] or None,
             },
+            server=server,
+            asked_by="host",  # the host's own question, about signing in to that server
         )
         token = FORM_ABOUT.set(_("the host, signing in to the {server} server").format(server=server))
         try:

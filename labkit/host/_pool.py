@@ -13,13 +13,13 @@ from mcp_types import CONNECTION_CLOSED, Tool
 
 from .._i18n import _
 from .._time_limits import scaled
-from ..processes import Deadline, HeldPort, ServerMessageTooLarge, ServerStartError, moving_deadline
+from ..processes import Deadline, HeldPort, ServerEnd, ServerMessageTooLarge, ServerStartError, moving_deadline
 from ..trace import Kind, Meta, Trace
 from ._connection import Connection, Opener, TaskHome
 from ._guards import Guard, LocalTool
 from ._tool_listing import TooManyPages, every_tool
 
-__all__ = ["HOST_SERVER", "Route", "ServerPool"]
+__all__ = ["HOST_SERVER", "Route", "ServerPool", "namespaced_name"]
 
 HOST_SERVER = "host"
 """The pseudo-server name under which host-side tools are routed."""
@@ -34,6 +34,11 @@ class Route:
     server: str
     tool_name: str
     tool: Tool
+
+
+def namespaced_name(server: str, tool: str) -> str:
+    """The name a namespacing host offers the model for `server`'s `tool`: `<server>__<tool>` (notebook 07)."""
+    return f"{server}{_SEPARATOR}{tool}"
 
 
 class ServerPool:
@@ -64,6 +69,8 @@ class ServerPool:
         """Each server's stderr file, kept across restarts: a start that times out shows its end."""
         self.ports: dict[str, HeldPort] = {}
         """Each HTTP server's port, held by the host across restarts: its URL stays its own until the host closes."""
+        self.ends: dict[str, ServerEnd] = {}
+        """How each server's last process ended, once its connection closed: a restart's account says it."""
         self.unavailable: dict[str, Exception] = {}
         """Servers that could not be started, each with its error: the host goes on without them (notebook 07)."""
         self.changed: set[str] = set()
@@ -231,7 +238,7 @@ class ServerPool:
             for guard in self.guards:
                 tools = await guard.on_list(server, tools)
             for tool in tools:
-                exposed = f"{server}{_SEPARATOR}{tool.name}" if self.namespaced else tool.name
+                exposed = namespaced_name(server, tool.name) if self.namespaced else tool.name
                 routes.setdefault(exposed, Route(server, tool.name, tool))
         for name, local in self.local.items():
             routes.setdefault(name, Route(HOST_SERVER, name, local.tool))

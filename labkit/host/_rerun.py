@@ -30,6 +30,8 @@ class _Runs:
     skipping: str = ""
     skipped: int = 0
     note_due: bool = False
+    again: str = ""
+    """The cell run again: its new run says what happened, beside its new form."""
     form_due: bool = False
     """The next form shown replaces the declined one: it says so, where the learner is looking."""
 
@@ -45,7 +47,7 @@ async def wait_for_click(answer: asyncio.Future[Any], timeout: float) -> Waited:
     the kernel; but ipykernel has already received the new execute request. Every `_POLL_S` this reads
     the requests waiting for the kernel: if one is for the form's own cell, the form is declined; then
     each cell of the earlier run that is queued again behind itself is skipped (nobody sees its
-    output), and the first cell of the new run says what happened.
+    output), and the form's cell, as it runs again, says what happened.
     """
     kernel = _kernel()
     if kernel is None:
@@ -74,6 +76,7 @@ def _run_again(kernel: Any, mine: str, cell: str) -> bool:
         return False
     _RUNS.superseded.add(mine)
     _RUNS.note_due = _RUNS.form_due = True
+    _RUNS.again = cell
     return True
 
 
@@ -141,8 +144,10 @@ def _hook(kernel: Any) -> None:
         return []
 
     def say_new_run(_info: Any) -> None:
-        mine = _current(kernel)[0]
-        if not _RUNS.note_due or mine == _RUNS.skipping or mine in _RUNS.superseded:
+        # Said by the form's cell as it runs again: before it, a cell of the earlier run that was not queued again
+        # still runs (Run Selected Cell queues the form's cell alone), and the note is not about that cell.
+        mine, cell = _current(kernel)
+        if not _RUNS.note_due or cell != _RUNS.again or mine == _RUNS.skipping or mine in _RUNS.superseded:
             return
         note = (
             _(

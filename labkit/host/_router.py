@@ -290,7 +290,11 @@ class ToolRouter:
         await self.pool.restart(route.server)
         too_large = self.pool.too_large(route.server)
         if too_large is None:
-            return f"The {route.server} server stopped during {name}; the host restarted it. The call did not complete."
+            end = self.pool.ends.get(route.server)
+            return _(
+                "The {server} server stopped during {name} ({status}); the host restarted it. "
+                "The call did not complete."
+            ).format(server=route.server, name=name, status=end.status if end is not None else _("exit status ?"))
         self.trace.record(
             "host",
             "host",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, TextIO, cast
@@ -15,7 +15,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
 
-from ..processes import ServerProcess, ServerSpec, direct_to_loopback, stdio_params
+from ..processes import ServerEnd, ServerProcess, ServerSpec, direct_to_loopback, stdio_params
 from ..trace import TappedTransport, Trace
 from ._http_record import HttpRecorder
 from ._jsonschema import import_jsonschema_in_background
@@ -34,6 +34,7 @@ def stdio_transport(
     env: Mapping[str, str] | None = None,
     errlog: IO[str] | None = None,
     server_events: Path | None = None,
+    on_end: Callable[[ServerEnd], None] | None = None,
 ) -> TappedTransport:
     """A server as a child process over stdio, every frame recorded (notebook 02).
 
@@ -41,9 +42,11 @@ def stdio_transport(
     The server's stderr goes to `errlog` (a real file: Jupyter's stderr has no file descriptor). If the server
     exits before the session is over, an error says how (`ServerEnd.as_error`): `ServerStartError` if it never
     answered, `ServerEnded` if it had, `ServerMessageTooLarge` if its supervisor ended it; each shows that stderr.
+    `on_end` is given how the process ended, once the session is over.
     """
     spec = server if isinstance(server, ServerSpec) else ServerSpec(server, args=args, env=dict(env or {}))
-    return TappedTransport(_explained(spec, errlog, trace), trace, server=spec.name, server_events=server_events)
+    explained = _explained(spec, errlog, trace, on_end)
+    return TappedTransport(explained, trace, server=spec.name, server_events=server_events)
 
 
 @asynccontextmanager
@@ -51,6 +54,7 @@ async def _explained(
     spec: ServerSpec,
     errlog: IO[str] | None,
     trace: Trace,
+    on_end: Callable[[ServerEnd], None] | None,
 ) -> AsyncIterator[TransportStreams]:
     """The SDK's stdio client; a server that died, or that its supervisor ended, becomes an error that says why."""
     with ServerProcess(spec, errlog) as process:
@@ -62,11 +66,15 @@ async def _explained(
                     yield streams
         except Exception as error:
             end = process.end() if _connection_closed(error) else None
+            if end is not None and on_end is not None:
+                on_end(end)
             if end is None or end.why == "unknown":
                 raise
             raise end.as_error("before the session ended") from error
         # The supervisor has exited: its note is there if it ended the server for a message too large.
         end = process.end(wait_s=0)
+        if on_end is not None:
+            on_end(end)
         if end.why == "too large":
             raise end.as_error("before the session ended")
 

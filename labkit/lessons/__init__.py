@@ -9,7 +9,7 @@ from servers._wiring import data_dir
 from ._attack_report import outcomes, story
 from ._attack_runs import AttackRun, run_attack, run_attacks
 from ._attacks import ATTACKS, Attack, Evidence
-from ._benign import HELD_OUT, benign_tools, false_flags, lab_server_tools
+from ._benign import HELD_OUT, benign_tools, false_flags, lab_server_tools, published_tools
 from ._context_cost import CACHE_READ, CACHE_WRITE, cost_summary, padding_tools, request_costs
 from ._exercises import TODO, Exercise, Verdict, register, run_sync
 from ._model import make_client
@@ -89,6 +89,7 @@ __all__ = [
     "outcomes",
     "padding_tools",
     "prepare_lab",
+    "published_tools",
     "register",
     "request_costs",
     "run_attack",

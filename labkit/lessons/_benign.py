@@ -17,11 +17,23 @@ from ..security import RULES, TRUSTED_SERVERS, Rule, scan_tool
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FIXTURES", "HELD_OUT", "REAL_SERVERS", "benign_tools", "false_flags", "lab_server_tools"]
+__all__ = [
+    "FIXTURES",
+    "HELD_OUT",
+    "PUBLISHED_SERVERS",
+    "REAL_SERVERS",
+    "benign_tools",
+    "false_flags",
+    "lab_server_tools",
+    "published_tools",
+]
 
 FIXTURES = Path(__file__).with_name("data") / "benign_tools.json"
 REAL_SERVERS = Path(__file__).with_name("data") / "real_server_tools.json"
 """What mcp-server-time, mcp-server-git and server-everything list, captured over stdio (versions inside)."""
+PUBLISHED_SERVERS = Path(__file__).with_name("data") / "published_servers.json"
+"""Every tool of 16 published MCP servers at pinned versions, listed through the lab's Host
+(`python tools/benign_tools.py capture`)."""
 
 HELD_OUT = (
     {
@@ -86,18 +98,35 @@ def benign_tools() -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
-def false_flags(rules: tuple[Rule, ...] = RULES) -> pd.DataFrame:
-    """Every finding on the benign set, each tool checked against the other servers' names (notebook 07).
+def published_tools() -> list[tuple[str, dict[str, Any]]]:
+    """(server, definition) for every tool of the published servers in `data/published_servers.json` (notebook 07)."""
+    published = json.loads(PUBLISHED_SERVERS.read_text(encoding="utf-8"))["servers"]
+    return [(entry["server"], tool) for entry in published for tool in entry["tools"]]
 
-    An empty table means no benign tool would be withheld. The servers the shield trusts are checked as it checks
-    them: their names are theirs, and they may name each other's tools.
+
+def false_flags(rules: tuple[Rule, ...] = RULES) -> pd.DataFrame:
+    """Every finding that would withhold a benign tool or ask a person about its calls (notebook 07).
+
+    The benign set is the lab's own tools and every published server's, all in one host as the shield runs it:
+    trusted servers listed first, tools offered as `<server>__<tool>`, each server's definitions checked against
+    the names of the servers listed before it. A warning (severity "warn") withholds nothing and asks nobody.
+    An empty table means no benign tool is withheld or reviewed.
     """
     import pandas as pd
 
-    tools = benign_tools()
+    tools = [*lab_server_tools(), *published_tools()]
+    servers = sorted(dict.fromkeys(server for server, _ in tools), key=lambda server: server not in TRUSTED_SERVERS)
+    listed: dict[str, str] = {}
     rows = []
-    for server, tool in tools:
-        others = {} if server in TRUSTED_SERVERS else {t["name"]: s for s, t in tools if s != server}
-        for finding in scan_tool(tool, others=others, rules=rules):
-            rows.append({"server": server, "tool": tool["name"], "rule": finding.rule, "excerpt": finding.excerpt})
+    for server in servers:
+        own = [tool for owner, tool in tools if owner == server]
+        names = {tool["name"] for tool in own}
+        others = {} if server in TRUSTED_SERVERS else listed
+        for tool in own:
+            for finding in scan_tool(tool, others=others, rules=rules, server=server, own=names):
+                if finding.severity != "warn":
+                    rows.append(
+                        {"server": server, "tool": tool["name"], "rule": finding.rule, "excerpt": finding.excerpt}
+                    )
+        listed = {**listed, **dict.fromkeys(names, server)}
     return pd.DataFrame(rows, columns=["server", "tool", "rule", "excerpt"])

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from servers._client_documents import FETCH_SECONDS
 from servers.auth import TOKEN_TTL_ENV
+from servers.client_site import ANSWER_SUFFIX
 
 from .._time_limits import scaled
 from ..host import client_metadata_document
@@ -27,7 +28,8 @@ HOST_DOCUMENT_PATH = "/labkit-host/client.json"
 @contextmanager
 def authorization_server(token_ttl: int | None = None, trusted_ca: str | Path | None = None) -> Iterator[str]:
     """The lab's authorization server (`servers/auth.py`) on 127.0.0.1, supervised like every lab server; yields
-    its issuer URL (notebook 09). `token_ttl` is how many seconds its access tokens last (default an hour);
+    its issuer URL (notebook 09). `token_ttl` is how many seconds an access token issued at sign-in lasts (default
+    an hour; a refreshed one lasts an hour);
     `trusted_ca` the one certificate authority it trusts when it fetches a client ID metadata document
     (`ClientSite.ca_file`; default the system's), waiting for its site `FETCH_SECONDS` times `LABKIT_TIME_SCALE`."""
     env = {TOKEN_TTL_ENV: str(token_ttl)} if token_ttl is not None else {}
@@ -54,10 +56,18 @@ class ClientSite:
     def host_document(self) -> str:
         return self.origin + HOST_DOCUMENT_PATH
 
-    def publish(self, path: str, document: dict[str, Any] | bytes) -> str:
-        """Serve `document` (JSON, or bytes as they are) at `path` on this site; returns its URL (notebook 09)."""
+    def publish(
+        self, path: str, document: dict[str, Any] | bytes, status: int = 200, headers: dict[str, str] | None = None
+    ) -> str:
+        """Serve `document` (JSON, or bytes as they are) at `path` on this site, answering `status` with `headers`
+        (default: 200 with the site's `Cache-Control: max-age`); returns its URL (notebook 09)."""
         target = self.folder / path.lstrip("/")
         target.parent.mkdir(parents=True, exist_ok=True)
+        answer = target.with_name(target.name + ANSWER_SUFFIX)
+        if status != 200 or headers is not None:
+            answer.write_text(json.dumps({"status": status, "headers": headers}))
+        else:
+            answer.unlink(missing_ok=True)
         target.write_bytes(document if isinstance(document, bytes) else json.dumps(document, indent=1).encode())
         return self.origin + "/" + path.lstrip("/")
 

@@ -14,6 +14,7 @@ from mcp_types import CONNECTION_CLOSED, ErrorData, JSONRPCError
 
 from .._i18n import _
 from .._time_limits import scaled
+from ._start_errors import exit_status
 
 __all__ = ["HeldPort"]
 
@@ -61,9 +62,9 @@ class HeldPort:
         """
         if self._answering is not None:
             return
-        status = "?" if returncode is None else str(returncode)
+        status = exit_status(returncode) if returncode is not None else _("exit status ?")
         message = _(
-            "The {server!r} server this URL reached has ended (exit status {status}); its host holds the port, "
+            "The {server!r} server this URL reached has ended ({status}); its host holds the port, "
             "and nothing else answers on it."
         ).format(server=server, status=status)
         self._answering = _EndedServer(self.socket, message)

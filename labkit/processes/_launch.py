@@ -8,7 +8,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, closing, contextmanager
 from pathlib import Path
 from typing import IO
@@ -21,7 +21,7 @@ from ._held_port import HeldPort
 from ._host_secret import with_host_secret
 from ._message_limit import max_message_bytes
 from ._ports import free_port, listened_by
-from ._process import ServerProcess
+from ._process import ServerEnd, ServerProcess
 from ._sandbox import sandboxed
 from ._spec import REPO_ROOT, WORKDIR_ENV, ServerSpec, server_env
 from ._start_errors import ServerStartError
@@ -91,6 +91,7 @@ def http_server(
     start_timeout: float = 20.0,
     errlog: IO[str] | None = None,
     held_port: HeldPort | None = None,
+    on_end: Callable[[ServerEnd], None] | None = None,
 ) -> Iterator[str]:
     """Run `servers/<server>.py --http` in a supervised child process; yields its URL (notebook 02).
 
@@ -99,7 +100,7 @@ def http_server(
     started with (`http_transport` adds it): other users of this machine's loopback cannot call it. Its port is
     bound by this process and held until the block ends (`HeldPort`; the server is given the socket, `--fd`): if
     the server dies, no other process can take the port and answer in its name. A host that starts the server again
-    passes the same `held_port`, and the URL stays the same.
+    passes the same `held_port`, and the URL stays the same. `on_end` is given how the process ended, once stopped.
     """
     spec = _as_spec(server, args, env)
     full_env = server_env(spec)
@@ -142,6 +143,8 @@ def http_server(
         finally:
             stopping.set()
             _stop(proc)
+            if on_end is not None:
+                on_end(process.end(wait_s=0))
 
 
 def _held(spec: ServerSpec, port: int | None) -> HeldPort:

@@ -14,7 +14,7 @@ from .._i18n import _
 from ..errors import LabError
 from ._message_limit import ServerMessageTooLarge
 from ._spec import ServerSpec
-from ._start_errors import ServerStartError, stderr_tail
+from ._start_errors import ServerStartError, exit_status, stderr_tail
 from ._tempdirs import LabTempDir
 
 __all__ = ["Ending", "LimitHit", "ServerEnd", "ServerEnded", "ServerProcess"]
@@ -63,6 +63,12 @@ class ServerEnd:
             return "unknown"
         return "running" if self.returncode is None else "exited"
 
+    @property
+    def status(self) -> str:
+        """Its exit status, or the signal that killed it, for a person ("exit status 3", "killed by signal SIGKILL
+        (9)"); "exit status ?" while none is known."""
+        return exit_status(self.returncode) if self.returncode is not None else _("exit status ?")
+
     def as_error(self, stage: str) -> LabError:
         """The error this end is, for a session it cut short: a message over the limit, a server that ended after it
         had answered (`ServerEnded`), or one that never answered (`ServerStartError`, `stage` saying when)."""
@@ -80,9 +86,8 @@ class ServerEnded(LabError, RuntimeError):
     def __init__(self, end: ServerEnd) -> None:
         self.end = end
         self.server, self.returncode, self.stderr = end.server, end.returncode, end.stderr
-        status = "?" if end.returncode is None else str(end.returncode)
-        message = _("The {server!r} server ({command}) ended during its session, with exit status {status}.").format(
-            server=end.server, command=end.command, status=status
+        message = _("The {server!r} server ({command}) ended during its session, with {status}.").format(
+            server=end.server, command=end.command, status=end.status
         )
         if end.stderr:
             message += "\n" + _("Last lines of its stderr:") + f"\n{end.stderr}"

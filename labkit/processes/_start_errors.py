@@ -4,16 +4,29 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import sys
 from typing import IO
 
 from .._i18n import _
 from ..errors import LabError
 
-__all__ = ["ServerStartError", "stderr_tail"]
+__all__ = ["ServerStartError", "exit_status", "stderr_tail"]
 
 _TAIL_LINES = 12
 _TAIL_BYTES = 64 * 1024
+
+
+def exit_status(returncode: int) -> str:
+    """How a process ended, for a person: `exit status 3`, or `killed by signal SIGKILL (9)` for a negative status
+    (notebook 05)."""
+    if returncode >= 0:
+        return _("exit status {code}").format(code=returncode)
+    try:
+        name = signal.Signals(-returncode).name
+    except ValueError:
+        name = "?"
+    return _("killed by signal {name} ({number})").format(name=name, number=-returncode)
 
 
 def stderr_tail(errlog: IO[str]) -> str:

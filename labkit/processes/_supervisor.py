@@ -25,8 +25,13 @@ _CHUNK = 1 << 16
 _MEASURE_UP_TO = 1 << 30  # a line that never ends is measured this far, then reported as "at least"
 
 
+_PARENT_GONE = signal.SIGUSR2
+"""What the kernel sends us when the thread that started us ends: our parent's end only if our parent changed."""
+
+
 def _die_with_parent(sig: int) -> None:
-    # Linux only: the kernel sends `sig` when our parent exits, whatever killed it (kill -9 included).
+    # Linux only: the kernel sends `sig` when our parent exits, whatever killed it (kill -9 included), and also when
+    # the *thread* that started us ends while the process goes on (prctl(2)).
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, sig)
 
@@ -73,7 +78,8 @@ def main() -> int:
         "COMMAND ARGS..."
     )
     parent = os.getppid()
-    _die_with_parent(signal.SIGTERM)
+    signal.signal(_PARENT_GONE, signal.SIG_IGN)  # until there is a child to stop: then `stop_if_orphaned`
+    _die_with_parent(_PARENT_GONE)
     if os.getppid() != parent:  # the host died before the line above took effect
         return 1
     try:
@@ -95,9 +101,18 @@ def main() -> int:
         # on a request from a client that died with the host.
         signal.alarm(_KILL_AFTER_S)
 
+    def stop_if_orphaned(number: int, _frame: object) -> None:
+        # The host starts servers from worker threads (anyio's, retired after 10 s idle): a thread's end that leaves
+        # our parent alive is no reason to stop, and the kernel signals us again at the next one's.
+        if os.getppid() != parent:
+            stop()
+
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, stop)
     signal.signal(signal.SIGALRM, lambda _number, _frame: child.send_signal(signal.SIGKILL))
+    signal.signal(_PARENT_GONE, stop_if_orphaned)
+    if os.getppid() != parent:  # the host died while the child was started
+        stop()
     sent = [0]  # lines passed on: none means the server never answered
     try:
         cut = _pump(child.stdout.fileno(), max_line, sent) if max_line and child.stdout else None

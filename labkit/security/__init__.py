@@ -15,10 +15,18 @@
 The attacks, their stories and the benign set are lesson material: `labkit.lessons`.
 """
 
-from ._approval import ApprovalDesk, ApprovalRequest, approve_all, careful_flow, careful_user, render_arguments
+from ._approval import (
+    ApprovalDesk,
+    ApprovalRequest,
+    approve_all,
+    careful_flow,
+    careful_provenance,
+    careful_user,
+    render_arguments,
+)
 from ._checks import EgressGuard, HintsGuard, PathGuard, host_secrets
 from ._confine import LabFolder, host_state_dir, least_privilege, over_broad
-from ._flows import Flow, TaintGuard
+from ._flows import Flow, Provenance, TaintGuard
 from ._hidden import HIDDEN, count_hidden, readable, reveal, strip_hidden
 from ._pins import PinApprover, PinGuard, PinStore, fingerprint, trust_on_first_use
 from ._preflight import QUESTIONS, answers_table, preflight
@@ -46,6 +54,7 @@ __all__ = [
     "PinApprover",
     "PinGuard",
     "PinStore",
+    "Provenance",
     "Rule",
     "SafeAnswer",
     "ScanGuard",
@@ -55,6 +64,7 @@ __all__ = [
     "answers_table",
     "approve_all",
     "careful_flow",
+    "careful_provenance",
     "careful_user",
     "count_hidden",
     "findings_table",

@@ -15,7 +15,7 @@ from labkit._i18n import _
 
 from ..host import Waited, WaitingForm, argument_hash, scripted_user_active
 from ..trace import Kind, Outcome, Trace
-from ._flows import Flow
+from ._flows import Flow, Provenance
 from ._hidden import count_hidden, reveal
 from ._scanner import POWER_NAME
 
@@ -29,6 +29,7 @@ __all__ = [
     "Decider",
     "approve_all",
     "careful_flow",
+    "careful_provenance",
     "careful_user",
     "concerns",
     "consequence",
@@ -39,6 +40,8 @@ Decider = Callable[[str, str, dict[str, Any]], tuple[bool, str]]
 """(server, tool, arguments) → (approve?, why): a scripted person's rule."""
 FlowDecider = Callable[[Flow], tuple[bool, str]]
 """A trusted→untrusted flow → (let it go?, why): a scripted person's rule for the flow question."""
+ProvenanceDecider = Callable[[Provenance], tuple[bool, str]]
+"""A trusted call carrying an untrusted server's value → (approve?, why): a scripted person's rule."""
 HOME_DOMAIN = "shop.example"
 _ADDRESS = re.compile(r"[\w.+-]+@([\w-]+(?:\.[\w-]+)+)|https?://([\w.-]+)")
 _PRIVATE_KEY = re.compile(r"PRIVATE KEY")
@@ -121,6 +124,14 @@ def careful_flow(flow: Flow) -> tuple[bool, str]:
     )
 
 
+def careful_provenance(steered: Provenance) -> tuple[bool, str]:
+    """The scripted person told that an untrusted server chose a value of a trusted call: they did not choose it,
+    so they refuse it, however ordinary the value looks (notebook 07)."""
+    return False, _("{source} chose {argument!r}, not me; a server the host does not trust picks no values").format(
+        source=steered.source_server, argument=steered.argument
+    )
+
+
 def consequence(tool: str, arguments: dict[str, Any]) -> str:
     """What a yes to this call allows, in one sentence, or "" when the careful user would see nothing wrong."""
     found = concerns(tool, arguments)
@@ -161,6 +172,7 @@ class ApprovalDesk:
         decide: Decider = careful_user,
         *,
         decide_flow: FlowDecider = careful_flow,
+        decide_provenance: ProvenanceDecider = careful_provenance,
         widget: bool = False,
         timeout: float = 600.0,
         trusted: Callable[[str], bool] | None = None,
@@ -172,6 +184,7 @@ class ApprovalDesk:
             widget,
             timeout,
         )
+        self.decide_provenance = decide_provenance
         self.trusted = trusted
         """Whether the host trusts a server (the shield sets it): every question says so."""
         self.requests: list[ApprovalRequest] = []
@@ -231,6 +244,41 @@ class ApprovalDesk:
         if_yes = _("data from {sources} sent to {target}").format(sources=", ".join(flow.sources), target=flow.target)
         request = ApprovalRequest(
             flow.target, flow.tool, argument_hash({"flow": shown}), shown, approved, reason, "scripted user", if_yes
+        )
+        return await self._answered(request, question)
+
+    async def ask_provenance(self, steered: Provenance) -> bool:
+        """A `ProvenanceAsker`: a trusted call whose value an untrusted server chose, asked with where that value
+        came from, naming the untrusted server and the argument (notebook 07)."""
+        shown = steered.question
+        self.trace.record(
+            "host",
+            "user",
+            Kind.HOST_APPROVAL,
+            _("asks to approve {tool} on {server}, whose {argument!r} came from {source}").format(
+                tool=steered.tool, server=self._who(steered.target), argument=steered.argument, source=steered.source
+            ),
+            name=steered.tool,
+            server=steered.target,
+            provenance=steered.source,
+            payload={"question": shown, "source": steered.source, "argument": steered.argument},
+        )
+        approved, reason = self.decide_provenance(steered)
+        question = _("<b>Approve a value another server chose?</b><pre>{question}</pre>").format(
+            question=html.escape(shown)
+        )
+        if_yes = _("{tool} on {target} with {argument!r} chosen by {source}").format(
+            tool=steered.tool, target=steered.target, argument=steered.argument, source=steered.source
+        )
+        request = ApprovalRequest(
+            steered.target,
+            steered.tool,
+            argument_hash({"provenance": shown}),
+            shown,
+            approved,
+            reason,
+            "scripted user",
+            if_yes,
         )
         return await self._answered(request, question)
 

@@ -14,10 +14,10 @@ from mcp_types import Tool
 
 from labkit._i18n import _
 
-from ..host import Guard
-from ..trace import Kind, Outcome, Trace
+from ..host import Guard, needs_approval
+from ..trace import Kind, Outcome, Trace, base64_texts
 
-__all__ = ["Flow", "TaintGuard"]
+__all__ = ["Flow", "Provenance", "TaintGuard"]
 
 _PIECE = 12
 """How many characters of a result an argument must carry, in any reading of it, to carry that result's data."""
@@ -57,6 +57,36 @@ FlowAsker = Callable[[Flow], Awaitable[bool]]
 """Asked about one trusted→untrusted flow; yes lets the call go on to its other checks."""
 
 
+@dataclass(frozen=True)
+class Provenance:
+    """A value in a call to a trusted server that first appeared in an untrusted server's output (notebook 07).
+
+    `source` is that result (`server/tool`), `target` the trusted server the call goes to; `argument` is where the
+    value sits in the call. The untrusted server chose it, not the person: the question says so.
+    """
+
+    source: str
+    target: str
+    tool: str
+    argument: str
+    value: str
+
+    @property
+    def source_server(self) -> str:
+        return self.source.split("/", 1)[0]
+
+    @property
+    def question(self) -> str:
+        return _(
+            "Approve {tool} on {target} (a server the host trusts) with {argument!r} = {value!r}? That value first "
+            "appeared in the result of {source}, a server the host does NOT trust: that server chose it, not you."
+        ).format(tool=self.tool, target=self.target, argument=self.argument, value=self.value, source=self.source)
+
+
+ProvenanceAsker = Callable[[Provenance], Awaitable[bool]]
+"""Asked about a trusted call steered by an untrusted server's values; yes lets it go on to its other checks."""
+
+
 class TaintGuard(Guard):
     """Taint follows data (notebook 07). Data from a trusted result on its way to an untrusted server is a flow
     question of its own, naming both servers and the data (refused when nobody can be asked); a call carrying a
@@ -67,9 +97,16 @@ class TaintGuard(Guard):
     spaces ignored; the names of tools play no part.
     """
 
-    def __init__(self, trace: Trace, trusted: Callable[[str], bool], ask: FlowAsker | None = None) -> None:
-        self.trace, self.trusted, self.ask = trace, trusted, ask
+    def __init__(
+        self,
+        trace: Trace,
+        trusted: Callable[[str], bool],
+        ask: FlowAsker | None = None,
+        ask_provenance: ProvenanceAsker | None = None,
+    ) -> None:
+        self.trace, self.trusted, self.ask, self.ask_provenance = trace, trusted, ask, ask_provenance
         self.seen: list[tuple[str, bool, str]] = []  # (source, trusted?, text as the model read it)
+        self.words: list[tuple[str, bool, str]] = []  # the same, words kept apart: short values are matched whole
 
     def on_result(self, server: str, name: str, text: str, is_error: bool) -> str:
         source, trusted = f"{server}/{name.rsplit('__', 1)[-1]}", self.trusted(server)
@@ -86,7 +123,28 @@ class TaintGuard(Guard):
                 server=server,
             )
         self.seen.append((source, trusted, _plain(text)))
+        self.words.append((source, trusted, _spaced("\n".join([text, *base64_texts(text)]))))
         return text
+
+    def provenance(self, server: str, tool: Tool, name: str, arguments: dict[str, Any]) -> Provenance | None:
+        """The first value of this call to a trusted `server` that an untrusted result named before the user or any
+        trusted result did, or None. A value is matched whole (as a word, in any reading: percent, base64, hex);
+        values the tool's own schema offers (enum, default) and single characters are nobody's choice."""
+        if not self.trusted(server):
+            return None
+        said = _spaced(" ".join(str((e.payload or {}).get("text", "")) for e in self.trace.of_kind(Kind.USER_ASK)))
+        offered = _offered(tool.input_schema)
+        for argument, value in _strings(arguments):
+            if len(value.strip()) < 2 or value in offered:
+                continue
+            for reading in _readings(value):
+                if _names(said, reading):
+                    break
+                first = next(((source, t) for source, t, text in self.words if _names(text, reading)), None)
+                if first is not None and not first[1]:
+                    shown = value if len(value) <= 120 else value[:120] + "…"
+                    return Provenance(first[0], server, name, argument, shown)
+        return None
 
     def flow(self, server: str, name: str, arguments: dict[str, Any]) -> Flow | None:
         """The trusted data this call would carry to an untrusted `server`, or None."""
@@ -107,7 +165,9 @@ class TaintGuard(Guard):
     async def on_call(self, server: str, tool: Tool, name: str, arguments: dict[str, Any]) -> str | None:
         flow = self.flow(server, name, arguments)
         if flow is None:
-            return None
+            # A call a person approves anyway: the question must say which of its values an untrusted server chose.
+            steered = self.provenance(server, tool, name, arguments) if needs_approval(tool) else None
+            return await self._steered(steered) if steered is not None else None
         approved = await self.ask(flow) if self.ask is not None else False
         self.trace.record(
             "host",
@@ -130,6 +190,29 @@ class TaintGuard(Guard):
             "its arguments carry data from {sources}, which the host trusts, to {target}, which it does not"
         ).format(sources=", ".join(flow.sources), target=flow.target)
 
+    async def _steered(self, steered: Provenance) -> str | None:
+        approved = await self.ask_provenance(steered) if self.ask_provenance is not None else False
+        self.trace.record(
+            "host",
+            "host",
+            Kind.HOST_TAINT,
+            (
+                _("a person approved {argument!r} of {tool}, a value {source} chose")
+                if approved
+                else _("refused: {argument!r} of {tool} on the trusted {target} is a value {source} chose")
+            ).format(argument=steered.argument, tool=steered.tool, source=steered.source, target=steered.target),
+            name=steered.tool,
+            server=steered.target,
+            outcome=Outcome.APPROVED if approved else Outcome.REFUSED,
+            by=self.name,
+            payload={"source": steered.source, "argument": steered.argument, "value": steered.value},
+        )
+        if approved:
+            return None
+        return _("its argument {argument!r} is a value {source}, a server the host does not trust, chose").format(
+            argument=steered.argument, source=steered.source
+        )
+
     async def review(self, server: str, tool: Tool, name: str, arguments: dict[str, Any]) -> str | None:
         for _argument, value in _strings(arguments):
             for source, trusted, text in self.seen:
@@ -145,13 +228,40 @@ def _strings(value: Any, where: str = "") -> Iterator[tuple[str, str]]:
     if isinstance(value, str):
         yield where, value
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        yield where, str(value)
+        yield where, str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
     elif isinstance(value, dict):
         for key, item in value.items():
             yield from _strings(item, f"{where}.{key}" if where else str(key))
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from _strings(item, f"{where}[{index}]")
+
+
+def _offered(schema: Any) -> set[str]:
+    """The values a tool's own schema offers (enum, const, default, examples), at any depth: the definition's."""
+    found: set[str] = set()
+    if isinstance(schema, dict):
+        for key, item in schema.items():
+            if key in ("enum", "examples") and isinstance(item, list):
+                found.update(str(v) for v in item)
+            elif key in ("const", "default") and not isinstance(item, (dict, list)):
+                found.add(str(item))
+            else:
+                found |= _offered(item)
+    elif isinstance(schema, list):
+        for item in schema:
+            found |= _offered(item)
+    return found
+
+
+def _spaced(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _names(text: str, value: str) -> bool:
+    """Whether `text` (spaced) holds `value` as a whole word or run of words, not inside a longer one."""
+    wanted = _spaced(value)
+    return bool(wanted) and re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", text) is not None
 
 
 def _plain(text: str) -> str:

@@ -23,8 +23,9 @@ class ScanGuard(Guard):
     A finding of severity "review" (a name claiming powers over the host, a description written to
     win the model's choice) does not withhold the tool: a person is asked about every call to it.
     It remembers the names each server listed, so a later untrusted server cannot reuse (shadow)
-    them; the shield lists trusted servers first. `instructions(server)` returns the server's instructions;
-    flagged ones are kept out of the system prompt (`on_instructions`).
+    them; the shield lists trusted servers first. A namespacing host (`namespaced=True`) offers every tool
+    as `<server>__<tool>`: there only a name that collides after namespacing shadows. `instructions(server)`
+    returns the server's instructions; flagged ones are kept out of the system prompt (`on_instructions`).
     """
 
     def __init__(
@@ -35,8 +36,11 @@ class ScanGuard(Guard):
         instructions: Callable[[str], str | None] = lambda server: None,
         trusted: Callable[[str], bool] = lambda server: False,
         rules: Sequence[Rule] = RULES,
+        namespaced: bool = False,
     ) -> None:
         self.trace, self.withheld, self.instructions, self.rules = trace, withheld, instructions, rules
+        self.namespaced = namespaced
+        """The host offers `<server>__<tool>`: the same name on two servers is two tools, not a shadow."""
         self.trusted = trusted
         self.names: dict[str, dict[str, str]] = {}
         self.reviewed: dict[tuple[str, str], str] = {}
@@ -52,7 +56,13 @@ class ScanGuard(Guard):
         told = scan_text(self.instructions(server) or "", "instructions", self.rules)
         kept = []
         for tool in tools:
-            found = told + scan_tool(tool, others=others, rules=self.rules)
+            found = told + scan_tool(
+                tool,
+                others=others,
+                rules=self.rules,
+                server=server if self.namespaced else None,
+                own=self.names[server],
+            )
             review = sorted({f.rule for f in found if f.severity == "review"})
             if review:
                 self.reviewed[(server, tool.name)] = _("the scanner asks a person to review it ({review})").format(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -12,7 +12,7 @@ from mcp_types import Tool
 
 from labkit._i18n import _
 
-from ..host import outside_references, wire_tool
+from ..host import namespaced_name, outside_references, wire_tool
 from ..trace import base64_texts
 from ._hidden import HIDDEN, count_hidden, readable, reveal
 
@@ -42,6 +42,7 @@ _OVERRIDE = re.compile(
     r"总是|始终|一律|务必|必须|而不是|代替|替代|改用|优先|副作用",
     re.I,
 )
+_QUOTED_NAME = re.compile(r"['\"`‘“]([A-Za-z_][\w.-]*)['\"`’”]")
 _CONFUSABLE = str.maketrans("аеорсхуіјѕԁɡոΑΒΕΗΙΚΜΝΟΡΤΧΥ", "aeopcxyijsdgnABEHIKMNOPTXY")
 _ADVISORY_LENGTH = 4000
 _SENTENCES = re.compile(r"(?<=[.!?:])\s+|(?<=[。！？；：])")
@@ -188,10 +189,21 @@ def _skeleton(name: str) -> str:
 
 
 def scan_tool(
-    tool: Tool | Mapping[str, Any], *, others: Mapping[str, str] | None = None, rules: Sequence[Rule] = RULES
+    tool: Tool | Mapping[str, Any],
+    *,
+    others: Mapping[str, str] | None = None,
+    rules: Sequence[Rule] = RULES,
+    server: str | None = None,
+    own: Collection[str] = (),
 ) -> list[Finding]:
-    """All findings for one definition; `others` maps other servers' tool names to their server (notebook 07)."""
+    """All findings for one definition; `others` maps other servers' tool names to their server (notebook 07).
+
+    `server` is given when the host namespaces names: the model is then offered `<server>__<tool>`, so the same
+    name on two servers is two tools, and only a collision of the namespaced names shadows. `own` are the names its
+    own server lists: a mention of one of them refers to that tool, even when another server offers the same name.
+    """
     wire, others = wire_tool(tool), others or {}
+    elsewhere = {other: owner for other, owner in others.items() if other not in own}
     name, description = wire.get("name", ""), wire.get("description") or ""
     findings = [f for where, text in texts_of(wire) for f in scan_text(text, where, rules)]
     if match := POWER_NAME.search(name):
@@ -203,7 +215,7 @@ def scan_tool(
                 "review",
             )
         )
-    if match := _SELF_PROMOTION.search(readable(description)):
+    if (match := _SELF_PROMOTION.search(readable(description))) and _competes(readable(description), match, elsewhere):
         findings.append(Finding("tool-choice", "description", _excerpt(readable(description), match), "review"))
     if not _VALID_NAME.match(name):
         findings.append(
@@ -211,24 +223,25 @@ def scan_tool(
                 "invalid-name", "name", _("{name} has characters outside A-Z a-z 0-9 _ - .").format(name=ascii(name))
             )
         )
-    for other, server in others.items():
-        if other == name:
+    for other, owner in others.items():
+        offered = (namespaced_name(server, name), namespaced_name(owner, other)) if server else (name, other)
+        if offered[0] == offered[1]:
             findings.append(
                 Finding(
                     "shadowing",
                     "name",
-                    _("{name} is already offered by the {server} server").format(name=name, server=server),
+                    _("{name} is already offered by the {server} server").format(name=offered[0], server=owner),
                 )
             )
-        elif _skeleton(other) == _skeleton(name):
+        elif other != name and _skeleton(other) == _skeleton(name):
             findings.append(
                 Finding(
                     "confusable-name",
                     "name",
-                    _("{name} looks like {server}'s {other}").format(name=ascii(name), server=server, other=other),
+                    _("{name} looks like {server}'s {other}").format(name=ascii(name), server=owner, other=other),
                 )
             )
-    findings.extend(_cross_server_references(wire, name, others))
+    findings.extend(_cross_server_references(wire, name, elsewhere))
     for key in ("inputSchema", "outputSchema"):
         findings.extend(
             Finding(
@@ -253,6 +266,29 @@ def scan_tool(
     return findings
 
 
+def _competes(description: str, match: re.Match[str], others: Mapping[str, str]) -> bool:
+    """Whether a tool's claim to be chosen first competes with another server's tools: it names one of them, or
+    names no tool at all. A claim over names no other server offers (its own server's tools, or none present)
+    orders nothing between servers."""
+    before = [description.rfind(mark, 0, match.start()) for mark in ".!?\n。！？"]
+    after = [i for mark in ".!?\n。！？" if (i := description.find(mark, match.end())) >= 0]
+    sentence = description[max(before) + 1 : min(after, default=len(description))]
+    named = set(_QUOTED_NAME.findall(sentence))
+    return not named or bool(named & set(others))
+
+
+def _as_name(word: str) -> re.Pattern[str]:
+    """`word` written as a tool's name, not used as a word of the sentence: quoted, beside "tool", or after a verb
+    that calls it ("Can fetch content" uses the verb; "call fetch", "'fetch'", "the fetch tool" name the tool)."""
+    w = re.escape(word)
+    return re.compile(
+        rf"['\"`‘“]{w}['\"`’”]|\b{w}\s+tools?\b|\btools?\s+{w}\b|"
+        rf"\b(?:use|using|call|calling|invoke|invoking|run|prefer|over|than|of)\s+(?:the\s+)?{w}\b|"
+        rf"(?:调用|使用|用|运行)\s*{w}(?![A-Za-z0-9])|(?<![A-Za-z0-9]){w}\s*工具",
+        re.I,
+    )
+
+
 def _identifier(name: str) -> bool:
     """A name no prose uses by chance (a separator, a digit or an inner capital): its mention is a reference."""
     return len(name) >= 4 and bool(re.search(r"[_.\-0-9]|[a-z][A-Z]", name))
@@ -268,7 +304,8 @@ def _cross_server_references(wire: Mapping[str, Any], name: str, others: Mapping
         if other == name:
             continue
         if _identifier(other):
-            pattern = re.compile(rf"(?<![A-Za-z0-9]){re.escape(other)}(?![A-Za-z0-9])")
+            # A longer identifier (wait_for_prompt) is no mention of wait_for; a namespaced one (sink__send_message) is.
+            pattern = re.compile(rf"(?<![A-Za-z0-9])(?<![A-Za-z0-9]_){re.escape(other)}(?![A-Za-z0-9_])")
             hit = next(((where, text, m) for where, text in texts if (m := pattern.search(text))), None)
             if hit is not None:
                 where, text, match = hit
@@ -283,7 +320,7 @@ def _cross_server_references(wire: Mapping[str, Any], name: str, others: Mapping
             continue
         for where, text in texts:
             for sentence in _SENTENCES.split(text):
-                if re.search(rf"\b{re.escape(other)}\b", sentence) and _OVERRIDE.search(sentence):
+                if _as_name(other).search(sentence) and _OVERRIDE.search(sentence):
                     said = _("tells the model how to use {owner}'s {mentioned}: {sentence}")
                     found.append(
                         Finding(

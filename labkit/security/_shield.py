@@ -162,12 +162,29 @@ class Shield:
                     trusted=self.trusted,
                 ),
             ),
-            (on.scan, ScanGuard(self.trace, self.withheld, instructions=self.instructions, trusted=self.trusted)),
+            (
+                on.scan,
+                ScanGuard(
+                    self.trace,
+                    self.withheld,
+                    instructions=self.instructions,
+                    trusted=self.trusted,
+                    namespaced=self.defences.namespace,
+                ),
+            ),
             (on.hints, HintsGuard(self.trace, self.trusted)),
             (on.paths, PathGuard(self.lab.workspace)),
             (on.egress, egress),
             (on.egress, FormGuard(self.trusted)),
-            (on.taint, TaintGuard(self.trace, self.trusted, ask=self.desk.ask_flow if on.approval else None)),
+            (
+                on.taint,
+                TaintGuard(
+                    self.trace,
+                    self.trusted,
+                    ask=self.desk.ask_flow if on.approval else None,
+                    ask_provenance=self.desk.ask_provenance if on.approval else None,
+                ),
+            ),
             (on.results, UntrustedResults(self.trace, self.trusted, self.key)),
             (on.render, SafeAnswer(self.trace, self.trusted, self.allowed_hosts)),
         ]

@@ -65,9 +65,12 @@ class EventTable(pd.DataFrame):
         head += "".join(map(_heading, columns[2:]))
         body = "".join(f"<tr><th>{seq}</th>{self._cells(row)}</tr>" for seq, row in self.iterrows())
         count = _("{n} events").format(n=len(self))
+        # A box of its own that scrolls sideways: a table wider than the notebook (a 1366 px laptop) is never cut
+        # off. Its style is inline: JupyterLab's sanitizer drops the <style> above from a notebook's stored outputs.
         return (
-            f"{_TABLE_STYLE}<table class='dataframe labkit-events'><thead><tr>{head}</tr></thead>"
-            f"<tbody>{body}</tbody></table><p>{count}</p>"
+            f"{_TABLE_STYLE}<div class='labkit-scroll' style='overflow-x: auto; max-width: 100%'>"
+            f"<table class='dataframe labkit-events'><thead><tr>{head}</tr></thead>"
+            f"<tbody>{body}</tbody></table></div><p>{count}</p>"
         )
 
     @staticmethod

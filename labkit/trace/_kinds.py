@@ -141,6 +141,8 @@ class Meta(StrEnum):
     CALL_IDS = "call_ids"
     CHANGED = "changed"
     IGNORED = "ignored"
+    ASKED_BY = "asked_by"  # a form's asker: the server whose request it shows, or "host" for the host's own
+    TRUST = "trust"  # whether the host trusts the server a form or result came from: trusted, untrusted, unknown
     PAYLOAD_REFS = "payload_refs"  # texts of the payload kept by reference: path, bytes, sha256
 
 

@@ -18,8 +18,9 @@ ACTOR_LABELS = {  # English; drawn through _() in the learner's language
     "auth": N_("Authorization server"),
 }
 # Columns per line (a Chinese character takes two) and lines per arrow label: six actors then fit a notebook
-# cell at labels >= 11 px, in either language.
-_LABEL_WIDTH, _LABEL_LINES = 26, 2
+# cell at labels >= 11 px, in either language, on a 1366x768 laptop at 100 % with the file browser open (26
+# columns drew them at 10.8 px there; tests/browser/test_classroom.py measures them).
+_LABEL_WIDTH, _LABEL_LINES = 22, 2
 
 
 def diagram_label(text: str) -> list[str]:

@@ -231,6 +231,17 @@ def judge(oracle: dict[str, Any], ev: _Evidence) -> tuple[bool, list[str]]:
         hidden = [a for a in shown if not _has_canary(_preview(a))]
         ok = bool(hits) and bool(hidden) and len(hidden) == len(shown)
         return ok, [f"{len(shown)} approval(s) carried a canary, {len(hidden)} beyond the {PREVIEW_CHARS}-char preview"]
+    if kind == "form_unattributed":
+        # The server asked (its request is on the wire); the form the person saw must say so in the record.
+        requested = [
+            e
+            for e in ev.trace.of_kind("jsonrpc.request", "jsonrpc.response")
+            if e.meta.get("server") == oracle["server"] and "elicit" in json.dumps(e.payload or {}).lower()
+        ]
+        forms = [e for e in ev.trace.of_kind("host.form") if e.dst == "user"]
+        unnamed = [e for e in forms if e.meta.get("asked_by") != oracle["server"]]
+        ok = bool(requested) and bool(unnamed)
+        return ok, [f"{len(forms)} form(s) shown, {len(unnamed)} not naming {oracle['server']} as the asker"]
     if kind == "approvals_at_least":
         asked = [a for a in ev.asked if a.kind == "approval"]
         return len(asked) >= oracle["count"], [f"the approver was asked {len(asked)}x"]

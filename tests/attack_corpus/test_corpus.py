@@ -36,6 +36,8 @@ ALWAYS_BLOCKED = {
     "forge_user_consent": "a server's report claiming the user or the host acted is recorded as tap.forged",
     "forge_minted_state": "an attack server is never given the sealing key, so it cannot mint a state",
     "escape_chart_space": "the charts server refuses to save into a space folder replaced by a link",
+    "steer_form_as_host": "every form event is recorded where the server's request arrives, naming that server "
+    "and whether the host trusts it, whatever the form's words say",
 }
 RESIDUAL = {
     "hijack_outscore": "tool choice: a tool written to out-score the trusted one wins with no instruction at all; "

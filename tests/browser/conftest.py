@@ -171,6 +171,9 @@ def guard(lab: Lab) -> Guard:
 def chromium_tab(guard: Guard, profile: Path) -> Iterator[Any]:
     """A tab of a fresh Chromium profile whose every request that is not for `guard`'s prefix is aborted and logged."""
     sync_api = pytest.importorskip("playwright.sync_api")
+    # A busy machine answers late: every expect and every locator action waits as long as a stalled run would (the
+    # lab's time-limit scale), never Playwright's 5 s (the file browser took longer to list the repo at load 12).
+    sync_api.expect.set_options(timeout=STALLED_S * 1000)
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} not found: `apt-get install chromium` (see .ci/browser.sh)")
     with sync_api.sync_playwright() as playwright:
@@ -194,7 +197,7 @@ def chromium_tab(guard: Guard, profile: Path) -> Iterator[Any]:
         context.route("**/*", route)
         tab = context.pages[0] if context.pages else context.new_page()
         tab.on("websocket", lambda ws: guard.sockets.append(ws.url))  # not routable: logged and checked instead
-        tab.set_default_timeout(60_000)
+        tab.set_default_timeout(STALLED_S * 1000)
         try:
             yield tab
         finally:

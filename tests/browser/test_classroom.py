@@ -8,6 +8,7 @@ import json
 import os
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from .test_lab_in_browser import (
     shoot,
     wait_idle,
 )
+from .test_learner import MIN_LABEL_PX
 
 pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import Locator, Page, expect
@@ -74,8 +76,8 @@ def open_lesson(page: Page, url: str, path: str) -> Locator:
     `make lab`'s address, so JupyterLab speaks the lesson's language."""
     page.goto(f"{url}/labkit/open/{path}")
     panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").filter(has=page.locator(".jp-Notebook")).first
-    expect(panel).to_be_visible(timeout=90_000)
-    expect(panel.locator(".jp-Cell").first).to_be_visible(timeout=90_000)
+    expect(panel).to_be_visible()
+    expect(panel.locator(".jp-Cell").first).to_be_visible()
     # the lesson asked for is the one in front (JupyterLab restores the lessons left open first)
     page.wait_for_function(front("path => FRONT()?.context?.path === path"), arg=path, timeout=STALLED_S * 1000)
     wait_idle(page)
@@ -105,9 +107,6 @@ def survey(page: Page, panel: Locator, name: str) -> dict[str, Any]:
     measure each diagram's smallest label in px and each table that is wider than its output area; the window is
     saved as `<name>_diagram` / `<name>_wide_table` when the first of each comes into view."""
     seen: dict[str, Any] = {}
-    box = panel.locator(".jp-Notebook").bounding_box()
-    assert box is not None
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 200)
     outer = panel.locator(".jp-WindowedPanel-outer")
     for _ in range(600):
         seen.update(panel.evaluate(_SEEN_NOW))
@@ -116,7 +115,8 @@ def survey(page: Page, panel: Locator, name: str) -> dict[str, Any]:
                 k.startswith(first) and (kind == "diagram" or v["over_px"] > 0) for k, v in seen.items()
             ):
                 shoot(page, f"{name}_{kind}")
-        page.mouse.wheel(0, 400)
+        # the notebook's own scroller, not the wheel: under the mouse, a long output's own box took the wheel's turns
+        outer.evaluate("o => o.scrollBy(0, 400)")
         page.wait_for_timeout(150)
         if outer.evaluate("o => o.scrollTop + o.clientHeight >= o.scrollHeight - 2"):
             break
@@ -129,6 +129,13 @@ def survey(page: Page, panel: Locator, name: str) -> dict[str, Any]:
         "tables": len(tables),
         "tables_wider_than_output": [t for t in tables if t["over_px"] > 0],
     }
+
+
+def stored_diagrams(notebook: Path) -> int:
+    """How many sequence diagrams a notebook's stored outputs hold (each a mermaid block in a Markdown output)."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    markdown = ["".join(o.get("data", {}).get("text/markdown", "")) for c in cells for o in c.get("outputs", [])]
+    return sum(text.lstrip().startswith("```mermaid") for text in markdown)
 
 
 def _label_px(page: Page, diagrams: list) -> list[float]:
@@ -281,6 +288,14 @@ def test_each_form_of_the_course_is_brought_into_view(laptop: Page, lab, edition
     )
     print(f"seconds from drawn to in view ({edition}):", measured, "readability:", readable)
     assert any(measured.values()), measured  # the course asks for answers (03, 04): a run that met none is wrong
+    assert fits_a_laptop(readable), readable
+
+
+def fits_a_laptop(readable: dict[str, dict[str, Any]]) -> bool:
+    """Every diagram's labels at least MIN_LABEL_PX, every table wider than its output area in a box of its own."""
+    labels = [px for r in readable.values() for px in r["label_px"]]
+    wide = [t for r in readable.values() for t in r["tables_wider_than_output"]]
+    return all(px >= MIN_LABEL_PX for px in labels) and all(t["scrolls_in_own_box"] for t in wide)
 
 
 def test_the_lab_opens_at_lesson_00_with_solutions_reachable_and_chinese_all_the_way(page: Page, lab) -> None:
@@ -288,9 +303,9 @@ def test_the_lab_opens_at_lesson_00_with_solutions_reachable_and_chinese_all_the
     page.set_viewport_size(LAPTOP)
     for folder, menu_file in (("zh-CN/notebooks", "文件"), ("notebooks", "File")):
         page.goto(f"{lab.url}/labkit/open/{folder}/00_start_here.ipynb")
-        expect(page.locator(".lm-MenuBar-itemLabel").first).to_have_text(menu_file, timeout=90_000)
+        expect(page.locator(".lm-MenuBar-itemLabel").first).to_have_text(menu_file)
         tab = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
-        expect(tab.locator(".jp-Cell").first).to_be_visible(timeout=90_000)
+        expect(tab.locator(".jp-Cell").first).to_be_visible()
         expect(page.locator("#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current")).to_contain_text("00_start_here.ipynb")
         shoot(page, f"landing_{folder.replace('/', '_')}")
         # the server's root is the repo: the lessons and the solutions are both in the file browser
@@ -315,7 +330,7 @@ def form_in_view(page: Page, panel: Locator) -> Locator:
 
 def closed(form: Locator) -> None:
     """The form's last word is said: nothing in it can be clicked, and it no longer counts as waiting."""
-    expect(form.locator("button:not([disabled]), input:not([disabled])")).to_have_count(0, timeout=30_000)
+    expect(form.locator("button:not([disabled]), input:not([disabled])")).to_have_count(0)
     expect(form).not_to_have_class(re.compile(r"\blabkit-waiting\b"))
 
 
@@ -343,6 +358,13 @@ def test_a_classroom_mistake_while_a_form_waits_ends_in_a_live_form_or_one_line(
         menu(page, "Run", "Run Selected Cell")
         again = form_in_view(page, panel)  # the cell's output was cleared: its new run asks afresh
         shoot(page, name)
+        # what happened is said beside the new form, not under a later cell of the earlier run (which still ran)
+        note = tr.gettext(
+            "↻ You ran this form's cell again while the form was waiting: that form was declined. This run asks afresh."
+        )
+        form_cell = panel.locator(".jp-CodeCell").filter(has=page.locator(f".{form_key(again)}"))
+        expect(form_cell.locator(".jp-OutputArea-output").filter(has_text=note)).to_have_count(1)
+        expect(panel.locator(".jp-OutputArea-output").filter(has_text=note)).to_have_count(1)
         again.locator("button").first.click()
         closed(again)
         wait_idle(page)
@@ -374,7 +396,7 @@ def test_a_classroom_mistake_while_a_form_waits_ends_in_a_live_form_or_one_line(
         page.set_viewport_size(LAPTOP)
         page.goto(f"{lab.url}/labkit/open/{path}")
         panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").filter(has=page.locator(".jp-Notebook")).first
-        expect(panel.locator(".jp-Cell").first).to_be_visible(timeout=90_000)
+        expect(panel.locator(".jp-Cell").first).to_be_visible()
         # The kernel still waits on a form this tab never drew. Where the form was, the stored line names the
         # menu item that asks again, as this edition's JupyterLab names it.
         again = [tr.gettext(w) if edition == "en" else jupyterlab_chinese(w) for w in ("Run", "Run All Cells")]
@@ -386,3 +408,23 @@ def test_a_classroom_mistake_while_a_form_waits_ends_in_a_live_form_or_one_line(
     assert panel.locator(".labkit-waiting").count() == waiting_forms(panel).count()
     answer_each_form(page, panel, path, tr, name)
     assert errors_in(panel) == [] and tracebacks(panel) == [], (errors_in(panel), tracebacks(panel))
+
+
+@pytest.mark.parametrize("edition", list(EDITIONS))
+def test_every_lesson_is_readable_on_a_laptop(laptop: Page, lab, edition: str) -> None:
+    """As each lesson opens (its stored outputs, which JupyterLab sanitizes): labels >= 11 px, no table cut off."""
+    folder, _ = EDITIONS[edition]
+    readable = {}
+    chosen = os.environ.get("CLASSROOM_LESSONS")
+    for lesson in sorted(p.stem for p in (REPO / folder).glob("[0-9][0-9]_*.ipynb")):
+        if chosen and lesson[:2] not in chosen.split():
+            continue
+        laptop.goto(f"{lab.url}/lab/tree/{folder}/{lesson}.ipynb?reset")
+        panel = laptop.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").filter(has=laptop.locator(".jp-Notebook")).first
+        expect(panel.locator(".jp-Cell").first).to_be_visible()
+        readable[lesson] = survey(laptop, panel, f"readable_{edition}_{lesson[:2]}")
+        stored = stored_diagrams(REPO / folder / f"{lesson}.ipynb")
+        assert len(readable[lesson]["label_px"]) == stored, f"{lesson}: {stored} diagrams stored, measured {readable}"
+    (SHOTS / f"readable_{edition}.json").write_text(json.dumps(readable, indent=1))
+    print(f"readability at 1366x768 ({edition}):", json.dumps(readable))
+    assert readable and fits_a_laptop(readable), readable

@@ -45,7 +45,7 @@ def open_notebook(page: Page, lab_url: str, path: str) -> Locator:
     """Open `path` alone (`?reset` ignores any saved workspace) and wait for its kernel to be idle."""
     page.goto(f"{lab_url}/lab/tree/{path}?reset")
     panel = page.locator(".jp-NotebookPanel").filter(has=page.locator(".jp-Notebook")).first
-    expect(panel).to_be_visible(timeout=90_000)
+    expect(panel).to_be_visible()
     wait_idle(page)
     return panel
 

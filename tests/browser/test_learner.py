@@ -35,7 +35,7 @@ def visible_form(page: Page, panel: Locator, submit: str = "Submit") -> Locator:
             quiet_since = time.monotonic()
         page.wait_for_timeout(300)
     shoot(page, "learner_no_form_in_view")
-    states = [f.locator(".widget-html").last.inner_text(timeout=5_000) for f in _forms(panel, submit).all()]
+    states = [f.locator(".widget-html").last.inner_text() for f in _forms(panel, submit).all()]
     pytest.fail(f"no waiting form came into view; the forms on the page say: {states}")
 
 

@@ -8,7 +8,7 @@ import urllib.request
 
 import pytest
 
-from .conftest import REPO, SCRATCH
+from .conftest import REPO, SCRATCH, STALLED_S
 from .test_lab_in_browser import open_notebook, shoot
 
 pytest.importorskip("playwright.sync_api")
@@ -29,7 +29,7 @@ def test_the_notebooks_folder_lists_lesson_00_before_every_other_file(page: Page
         defaults = json.load(reply)["schema"]["properties"]
     assert defaults["sortNotebooksFirst"]["default"] is True, "the lab's overrides.json is read"
     page.goto(f"{lab.url}/lab/tree/{folder}?reset")
-    expect(page.locator(".jp-BreadCrumbs")).to_contain_text(folder.split("/")[-1], timeout=90_000)
+    expect(page.locator(".jp-BreadCrumbs")).to_contain_text(folder.split("/")[-1])
     names = listing(page)
     shoot(page, f"file_browser_{folder.replace('/', '_')}", page.locator(".jp-FileBrowser"))
     # JupyterLab always lists folders first, so each edition's folder holds its lessons and nothing else.
@@ -53,7 +53,7 @@ def test_a_committed_notebook_opens_clean_and_saving_it_unedited_changes_no_byte
     saved_before = copy.stat().st_mtime_ns
     panel.locator(".jp-Notebook").click(position={"x": 5, "y": 5})
     page.keyboard.press("Control+s")
-    deadline_ms = 30_000
+    deadline_ms = STALLED_S * 1000
     while copy.stat().st_mtime_ns == saved_before and deadline_ms > 0:
         page.wait_for_timeout(250)
         deadline_ms -= 250

@@ -10,7 +10,7 @@ from labkit._i18n import N_, _
 
 from ...security import DEFENCES, Defences, Rule, fingerprint, texts_of
 from ...trace import Kind
-from .._benign import HELD_OUT, benign_tools
+from .._benign import HELD_OUT, benign_tools, published_tools
 from .._exercises import register, run_sync
 from .._security_lab import KEY_CANARY
 
@@ -63,7 +63,7 @@ def check_rule(answer: Any) -> str | None:
     for tool in HELD_OUT:
         if not any(rule.search(text) for _, text in texts_of(tool)):
             return _("your rule does not flag the poisoned tool {name!r}.").format(name=tool["name"])
-    for server, tool in benign_tools():
+    for server, tool in [*benign_tools(), *published_tools()]:
         for where, text in texts_of(tool):
             if match := rule.search(text):
                 return _("your rule flags the benign tool {server}/{name} ({where}: {group!r}).").format(
