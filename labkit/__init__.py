@@ -25,6 +25,7 @@ _atexit.register(_gc.freeze)
 _WINGS = ("trace", "processes", "host", "security", "skills", "simulator", "lessons")
 
 __all__ = [
+    "ACTIVATION_SET",
     "ACTORS",
     "ATTACKS",
     "BASE_PROMPT",
@@ -103,6 +104,7 @@ __all__ = [
     "request_costs",
     "result_as_data",
     "reveal",
+    "run_activation_eval",
     "run_attack",
     "run_attacks",
     "run_scenario",

@@ -198,16 +198,22 @@ def build_app(port: int, fetch_seconds: float = FETCH_SECONDS) -> Starlette:
     sdk_authorize = AuthorizationHandler(provider).handle
 
     async def authorize(request: Request) -> Response:
-        """The SDK's authorization endpoint, after a client ID metadata document's URL and document are checked: a
-        refusal says why (the SDK alone would say only that the client is not found)."""
+        """The SDK's authorization endpoint, after the client is found: a client ID metadata document's URL and
+        document checked, a registered client looked up; a refusal says why in the learner's language (the SDK alone
+        would say, in English, only that the client is not found). The error codes stay the SDK's."""
         params = request.query_params if request.method == "GET" else await request.form()
         client_id = str(params.get("client_id") or "")
         if is_document_url(client_id):
             try:
                 await provider.documents.client(client_id)
             except DocumentRefused as refused:
-                refusal = {"error": "invalid_client", "error_description": str(refused)}
-                return JSONResponse(refusal, status_code=400, headers={"Cache-Control": "no-store"})
+                return _refusal("invalid_client", str(refused))
+        elif client_id and client_id not in provider.clients:
+            why = _(
+                "client_id {client_id} is not registered here: register it first (POST {endpoint}), or sign in with "
+                "the HTTPS URL of a client ID metadata document"
+            ).format(client_id=client_id, endpoint=f"{issuer}/register")
+            return _refusal("invalid_request", why)
         return await sdk_authorize(request)
 
     replaced: dict[str, Route] = {
@@ -271,6 +277,11 @@ def build_app(port: int, fetch_seconds: float = FETCH_SECONDS) -> Starlette:
         Route("/introspect", introspect, methods=["POST"]),
     ]
     return Starlette(routes=routes)
+
+
+def _refusal(error: str, description: str) -> Response:
+    """An OAuth error answered to the user's browser (no redirect: the client is not known to be who it says)."""
+    return JSONResponse({"error": error, "error_description": description}, 400, {"Cache-Control": "no-store"})
 
 
 def _unknown_consent() -> Response:

@@ -34,6 +34,10 @@ from servers._client_documents import FETCH_SECONDS, MAX_DOCUMENT_BYTES, ClientD
 from servers.i18n import _LOCALE_DIR
 
 ALLOW = GatePolicy(approve_all=True)
+UNREGISTERED = (
+    "client_id {client_id} is not registered here: register it first (POST {endpoint}), or sign in with "
+    "the HTTPS URL of a client ID metadata document"
+)
 SINCE = {"service": "order-service", "since": "2026-10-29T20:00"}
 
 
@@ -282,10 +286,18 @@ async def test_refusals_and_the_consent_page_speak_the_learners_language(
     monkeypatch.setenv(LANGUAGE_ENV, "zh_CN")
     with authorization_server(trusted_ca=site.ca_file) as zh_issuer:
         refused = await _authorize(zh_issuer, site.host_document.replace("https://", "http://"))
+        unknown = await _authorize(zh_issuer, "never-registered")
         page = await _consent_page(zh_issuer, site.host_document)
     why = chinese.gettext("it is not https")
     assert why != "it is not https" and refused.json()["error"] == "invalid_client"  # the wire code stays the RFC's
     assert why in refused.json()["error_description"]
+    not_registered = chinese.gettext(UNREGISTERED).format(
+        client_id="never-registered", endpoint=f"{zh_issuer}/register"
+    )
+    assert chinese.gettext(UNREGISTERED) != UNREGISTERED and unknown.json() == {
+        "error": "invalid_request",  # the SDK's code for a client it does not know
+        "error_description": not_registered,
+    }
     for english in ("Sign in and consent", "Allow", "Deny"):
         assert chinese.gettext(english) != english and html.escape(chinese.gettext(english)) in page
 
@@ -323,3 +335,11 @@ async def test_a_site_that_trickles_its_document_is_given_up_on_at_the_fetch_dea
         answer = await _authorize(issuer, client_id)
     assert (answer.status_code, answer.json()["error"]) == (400, "invalid_client")
     assert f"{client_id} did not answer within" in answer.json()["error_description"]
+
+
+async def test_an_unregistered_client_id_is_refused_naming_it_and_the_ways_to_sign_in(issuer: str) -> None:
+    answer = await _authorize(issuer, "never-registered")
+    assert answer.json() == {
+        "error": "invalid_request",
+        "error_description": UNREGISTERED.format(client_id="never-registered", endpoint=f"{issuer}/register"),
+    }

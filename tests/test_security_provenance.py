@@ -61,6 +61,24 @@ async def test_a_trusted_call_steered_by_an_untrusted_result_is_asked_about_by_i
     assert not [e for e in trace.of_kind("jsonrpc.request") if e.name == "render_error_trend"]
 
 
+async def test_a_read_only_trusted_call_a_person_is_asked_about_is_asked_with_its_origin(tmp_path):
+    """On the old code the person was asked about logs' query_errors (it carried the runbook's data) without being
+    told the runbook chose the service, and the careful user approved: the answer was about another service."""
+    trace = Trace()
+    shield = Shield(
+        trace, Defences.all(), lab=prepare_lab(), desk=ApprovalDesk(trace), pins=PinStore(tmp_path / "pins.json")
+    )
+    with anyio.fail_after(120):
+        async with shield.open([ServerSpec("logs"), STEER]) as host:
+            await host.call("servers.attacks.steer__look_up_runbook", {"service": "order-service"})
+            await host.call("logs__query_errors", {"service": STEERED_SERVICE, "since": "2026-10-29T20:00"})
+    (asked,) = [e for e in trace.of_kind("host.approval") if e.meta.get("provenance")]
+    assert asked.meta["provenance"] == "servers.attacks.steer/look_up_runbook"
+    assert asked.payload["argument"] == "service"
+    assert not any(r.approved for r in shield.desk.requests if r.server == "logs")
+    assert not [e for e in trace.of_kind("jsonrpc.request") if e.name == "query_errors"]
+
+
 def test_only_values_an_untrusted_result_named_first_count():
     guard = _guard(
         "Chart order-service errors.",

@@ -22,7 +22,7 @@ from ._audit import AuditEntry, AuditLog, argument_hash
 from ._capabilities import unserved_capability
 from ._context import block_text, follow_links
 from ._conversation import ToolCall, ToolResult
-from ._gate import GatePolicy, check_call
+from ._gate import GatePolicy, check_call, effective_arguments
 from ._guards import Guard
 from ._http_record import refusal_in
 from ._pool import HOST_SERVER, Route, ServerPool
@@ -103,6 +103,10 @@ class ToolRouter:
         verdict = "allowed" if decision.approval == "not needed" else f"allowed ({decision.approval})"
         # An approval the model wrote itself carries no weight, so it is not passed on either.
         sent = {k: v for k, v in arguments.items() if k not in decision.ignored_fields}
+        if decision.approval == "user":
+            # The person approved the effective call, the schema's defaults filled in: send exactly that, so a
+            # server whose own default differs from the one its schema shows cannot act on another value.
+            sent = effective_arguments(route.tool, sent)
         return await self._send(call, route, sent, verdict)
 
     def _unlisted(self, call: ToolCall) -> ToolResult:

@@ -26,6 +26,7 @@ from ._security_lab import (
     prepare_lab,
 )
 from ._skill_context import context_ledger, context_table, upfront_table
+from ._skill_eval import ACTIVATION_SET, METHOD_SET, run_activation_eval, run_method_eval
 from ._skill_runs import BASE_PROMPT, SKILLS_DIR, SkillRun, run_with_skills, scripted_approver
 from ._taxonomy import FailureRow, classify, failure_table, tool_results_sent
 from ._tool_eval import (
@@ -42,6 +43,7 @@ from ._tool_eval import (
 from .checks import check
 
 __all__ = [
+    "ACTIVATION_SET",
     "ATTACKS",
     "BASE_PROMPT",
     "CACHE_READ",
@@ -50,6 +52,7 @@ __all__ = [
     "EVAL_SET",
     "HELD_OUT",
     "KEY_CANARY",
+    "METHOD_SET",
     "SCENARIO_NAMES",
     "SKILLS_DIR",
     "TASKS",
@@ -92,8 +95,10 @@ __all__ = [
     "published_tools",
     "register",
     "request_costs",
+    "run_activation_eval",
     "run_attack",
     "run_attacks",
+    "run_method_eval",
     "run_scenario",
     "run_sync",
     "run_tool_eval",

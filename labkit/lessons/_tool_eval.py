@@ -25,6 +25,7 @@ __all__ = [
     "EvalOutcome",
     "EvalSet",
     "ToolChoiceReport",
+    "call_text",
     "load_eval_set",
     "run_tool_eval",
     "server_tools",
@@ -147,8 +148,8 @@ class ToolChoiceReport:
             {
                 _("case"): o.case.id,
                 _("question"): o.case.question,
-                _("expected"): _call_text(o.case.tool, o.case.arguments),
-                _("called"): _call_text(o.called, o.arguments),
+                _("expected"): call_text(o.case.tool, o.case.arguments),
+                _("called"): call_text(o.called, o.arguments),
                 _("verdict"): _(o.verdict),
             }
             for o in self.outcomes
@@ -163,14 +164,15 @@ class ToolChoiceReport:
                 _("question"): o.case.question,
                 _("before"): _(before[o.case.id].verdict),
                 _("after"): _(o.verdict),
-                _("called after"): _call_text(o.called, o.arguments),
+                _("called after"): call_text(o.called, o.arguments),
             }
             for o in self.outcomes
             if o.case.id in before and before[o.case.id].verdict != o.verdict
         ]
 
 
-def _call_text(tool: str | None, arguments: Mapping[str, Any]) -> str:
+def call_text(tool: str | None, arguments: Mapping[str, Any]) -> str:
+    """A call as one line, `tool(name=value, …)`, or "(no call)" (notebooks 06 and 10)."""
     if tool is None:
         return _("(no call)")
     return f"{tool}({', '.join(f'{k}={v!r}' for k, v in sorted(arguments.items()))})"

@@ -7,6 +7,7 @@ import html
 import json
 import os
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -78,7 +79,9 @@ def concerns(tool: str, arguments: dict[str, Any]) -> list[Concern]:
                 _("a tool whose name claims {group!r}").format(group=match.group()),
             )
         )
-    text = json.dumps(arguments, ensure_ascii=False)
+    # A person reads a full-width ＠ or a one-dot leader as @ and ., and so may the system that receives it: the
+    # rules read the compatibility form (NFKC). Look-alike letters stay what they are, so ѕhop.example is outside.
+    text = unicodedata.normalize("NFKC", json.dumps(arguments, ensure_ascii=False))
     if _PRIVATE_KEY.search(text):
         found.append(
             Concern("private-key", _("the arguments contain a private key"), _("a private key in the arguments"))

@@ -165,8 +165,10 @@ class TaintGuard(Guard):
     async def on_call(self, server: str, tool: Tool, name: str, arguments: dict[str, Any]) -> str | None:
         flow = self.flow(server, name, arguments)
         if flow is None:
-            # A call a person approves anyway: the question must say which of its values an untrusted server chose.
-            steered = self.provenance(server, tool, name, arguments) if needs_approval(tool) else None
+            # A call a person is asked about (it writes, or it carries an untrusted result's data): the question must
+            # say which of its values an untrusted server chose, whatever made the host ask.
+            asked = needs_approval(tool) or await self.review(server, tool, name, arguments) is not None
+            steered = self.provenance(server, tool, name, arguments) if asked else None
             return await self._steered(steered) if steered is not None else None
         approved = await self.ask(flow) if self.ask is not None else False
         self.trace.record(

@@ -38,6 +38,8 @@ ALWAYS_BLOCKED = {
     "escape_chart_space": "the charts server refuses to save into a space folder replaced by a link",
     "steer_form_as_host": "every form event is recorded where the server's request arrives, naming that server "
     "and whether the host trusts it, whatever the form's words say",
+    "consent_default_not_sent": "a call a person approved is sent as it was shown, the schema's defaults filled in: "
+    "a server's own default never applies",
 }
 RESIDUAL = {
     "hijack_outscore": "tool choice: a tool written to out-score the trusted one wins with no instruction at all; "

@@ -10,89 +10,94 @@ import yaml
 
 from labkit._i18n import N_, _
 
-from ...trace import Kind
 from .._exercises import register, run_sync
+from .._tool_eval import call_text
 
-__all__ = ["check_activation", "check_approver", "check_costs", "check_skill_file"]
+__all__ = ["FIRST_DRAFT", "check_activation", "check_approver", "check_costs", "check_skill_file"]
 
-RETURNS_YES = "Can I still return unused goods I received five days ago?"
-RETURNS_NO = "Which orders are still pending?"
-STATUS_QUESTIONS = {"Which orders are still pending?": "pending", "Show me the cancelled orders.": "cancelled"}
 FAMILY_QUESTION = "How many accounts does the family plan allow?"
 _RETURNS_BODY = '# Returns\n\n## Method\n\n1. Answer "{text}" for each result.\n'
 
 
-async def _first_turn(library: Any, question: str) -> list[tuple[str, dict[str, Any] | None]]:
-    """The model's first reply to `question` with `library` in its catalog: the real SDK client, one request."""
-    from ...host import Conversation, select_model
-    from ...skills import SkillLoader
-    from ...trace import Trace
-    from .. import BASE_PROMPT
-    from .._model import make_client
+FIRST_DRAFT = "Returns policy."
+"""The `returns` skill's first description, which exercise 1 improves: its score on the test set is the baseline."""
 
-    trace = Trace()
-    loader = SkillLoader(library, trace)
-    conversation = Conversation(
-        make_client("anthropic", trace=trace),
-        select_model("anthropic").model,
-        [t.tool for t in loader.tools],
-        system=loader.system_prompt(BASE_PROMPT),
+
+def _returns_library(description: str) -> Any:
+    """The lab's skills plus a `returns` skill with `description`; raises `SkillError` on a broken front matter."""
+    from ...skills import SkillLibrary, parse_skill
+    from .. import SKILLS_DIR
+
+    front = yaml.safe_dump({"name": "returns", "description": description}, allow_unicode=True, width=1000)
+    return SkillLibrary.from_folders(SKILLS_DIR).with_skill(parse_skill(f"---\n{front}---\n{_RETURNS_BODY}", "returns"))
+
+
+def _wrong_cases(report: Any) -> str:
+    """The cases a report got wrong, one line each: the question, what was expected, what the model did."""
+    return "".join(
+        _("\n  {case}: {question!r} expected {expected}, got {called} ({verdict})").format(
+            case=o.case.id,
+            question=o.case.question,
+            expected=call_text(o.case.tool, o.case.arguments),
+            called=call_text(o.called, o.arguments),
+            verdict=_(o.verdict),
+        )
+        for o in report.outcomes
+        if not o.correct
     )
-    conversation.add_user(question)
-    turn = await conversation.ask()
-    return [(c.name, c.arguments) for c in turn.tool_calls]
 
 
 @register(
     "06.1",
-    N_("The catalog's description decides activation: it must match the task's words, and only those."),
+    N_("A description is judged on a test set: it must load the skill for every question it is for, and no other."),
     N_("§5 Activation: from the description, by name, or not at all"),
 )
 def check_activation(answer: Any) -> str | None:
-    from ...skills import SkillError, SkillLibrary, parse_skill
-    from .. import SKILLS_DIR
+    from ...skills import SkillError
+    from .._skill_eval import run_activation_eval
 
     if not isinstance(answer, str):
         return _("answer_1 must be the description as a string, not {type_name}.").format(
             type_name=type(answer).__name__
         )
     try:
-        front = yaml.safe_dump({"name": "returns", "description": answer}, allow_unicode=True, width=1000)
-        skill = parse_skill(f"---\n{front}---\n{_RETURNS_BODY}", "returns")
+        library = _returns_library(answer)
     except SkillError as error:
         return _("the description breaks the format: ") + "; ".join(error.problems) + "."
-    library = SkillLibrary.from_folders(SKILLS_DIR).with_skill(skill)
-    loaded_yes = run_sync(lambda: _first_turn(library, RETURNS_YES))
-    if ("load_skill", {"name": "returns"}) not in loaded_yes:
-        chose = (loaded_yes[0][1] or {}).get("name") if loaded_yes else None
-        return (
-            _("asked {RETURNS_YES!r}, the model did not load 'returns'").format(RETURNS_YES=RETURNS_YES)
-            + (
-                _(" but {chose!r}, whose description shares more words").format(chose=chose)
-                if chose
-                else _(": fewer than 2 words shared")
-            )
-            + _(". Use the question's own words (the model's stemming is crude: 'returned' is not 'return').")
-        )
-    loaded_no = run_sync(lambda: _first_turn(library, RETURNS_NO))
-    if ("load_skill", {"name": "returns"}) in loaded_no:
-        return _(
-            "asked {RETURNS_NO!r}, the model loaded 'returns' too: the description shares 2 or more "
-            "words with it. Leave out words that belong to order lists, or put them in a 'Not for …' "
-            "sentence."
-        ).format(RETURNS_NO=RETURNS_NO)
-    return None
+    draft = run_sync(lambda: run_activation_eval(_returns_library(FIRST_DRAFT)))
+    report = run_sync(lambda: run_activation_eval(library))
+    right_before = {o.case.id for o in draft.outcomes if o.correct}
+    broken = [o for o in report.outcomes if o.case.id in right_before and not o.correct]
+    missed = [o for o in report.outcomes if o.case.arguments.get("name") == "returns" and not o.correct]
+    if not broken and not missed and report.accuracy > draft.accuracy:
+        return None
+    problem = _(
+        "on the test set {name} {version}, your description scores {accuracy:.3f} against the first draft's "
+        "{draft:.3f}; {broken} case(s) the draft got right are now wrong. The cases it gets wrong:"
+    ).format(
+        name=report.eval_set.name,
+        version=report.eval_set.version,
+        accuracy=report.accuracy,
+        draft=draft.accuracy,
+        broken=len(broken),
+    )
+    simulated = _(
+        "\n(The simulated model, not a real one, loads the skill whose description shares the most content words "
+        "with the question, at least 2, and skips sentences starting 'Not'. Its rule; §5.)"
+    )
+    return problem + _wrong_cases(report) + (simulated if report.simulated else "")
 
 
 @register(
     "06.2",
-    N_("A SKILL.md is front matter plus a body; its Method steers real tool calls."),
+    N_("A SKILL.md is front matter plus a body; what it is judged on is the call its method makes."),
     N_("§1 A skill is a folder and §4 The plan question, through the skill"),
 )
 def check_skill_file(answer: Any) -> str | None:
     from ...simulator import read_method
     from ...skills import SkillError, SkillLibrary, parse_skill
-    from .. import SKILLS_DIR, run_with_skills
+    from .. import SKILLS_DIR
+    from .._skill_eval import run_method_eval
 
     if not isinstance(answer, str):
         return _("answer_2 must be the whole SKILL.md as a string, not {type_name}.").format(
@@ -102,24 +107,24 @@ def check_skill_file(answer: Any) -> str | None:
         skill = parse_skill(answer, "order-status")
     except SkillError as error:
         return _("the SKILL.md breaks the format: ") + "; ".join(error.problems) + "."
-    if not any(step.verb == "call" and step.target == "query_orders" for step in read_method(skill.body)):
-        return _("its '## Method' has no numbered step like  3. Call `query_orders(status=..., limit=...)`.")
-    library = SkillLibrary.from_folders(SKILLS_DIR).with_skill(skill)
-    for question, status in STATUS_QUESTIONS.items():
-        run = run_sync(
-            partial(run_with_skills, question, skills=library, servers=["orders"], required_tools=["query_orders"])
-        )
-        loaded = [e.name for e in run.trace.of_kind(Kind.SKILL_LOAD)]
-        if loaded != ["order-status"]:
-            return _(
-                "asked {question!r}, the model loaded {loaded}, not 'order-status'; check the description."
-            ).format(question=question, loaded=loaded or "no skill")
-        wanted = [("query_orders", {"status": status, "limit": 5})]
-        if run.sent != wanted:
-            return _("asked {question!r}, the orders server received {sent}, not {wanted}.").format(
-                question=question, sent=run.sent, wanted=wanted
-            )
-    return None
+    report = run_sync(lambda: run_method_eval(SkillLibrary.from_folders(SKILLS_DIR).with_skill(skill)))
+    if report.accuracy == 1:
+        return None
+    problem = _(
+        "on the test set {name} {version}, {right} of {cases} questions sent the orders server the expected call. "
+        "The others:"
+    ).format(
+        name=report.eval_set.name,
+        version=report.eval_set.version,
+        right=sum(o.correct for o in report.outcomes),
+        cases=len(report.outcomes),
+    )
+    steps = [step for step in read_method(skill.body) if step.verb == "call" and step.target == "query_orders"]
+    simulated = _(
+        "\n(The simulated model, not a real one, follows only a numbered '## Method' list whose steps start with "
+        "Read, Ask, Call, Prompt or Answer, e.g. 2. Call `query_orders(status=<a|b>, limit=5)`. Its limit; §1.)"
+    )
+    return problem + _wrong_cases(report) + (simulated if report.simulated and not steps else "")
 
 
 @register(
