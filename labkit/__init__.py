@@ -14,6 +14,7 @@ from __future__ import annotations
 import atexit as _atexit
 import gc as _gc
 import importlib as _importlib
+import sys as _sys
 from typing import Any as _Any
 
 # Finalization runs full collections over everything still alive: with the SDKs, pandas and matplotlib
@@ -149,3 +150,13 @@ def __getattr__(name: str) -> _Any:
 
 def __dir__() -> list[str]:
     return sorted(__all__)
+
+
+def _errors_shown_plainly() -> None:
+    if "IPython" in _sys.modules:  # in a notebook, a LabError shows as its message, not the lab's frames under it
+        from ._notebook_errors import show_errors_plainly
+
+        show_errors_plainly()
+
+
+_errors_shown_plainly()

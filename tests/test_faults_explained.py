@@ -295,3 +295,58 @@ def test_kernels_forked_by_a_warm_python_outlive_it_with_their_variables() -> No
             client.stop_channels()
             manager.shutdown_kernel(now=True)
         _stop_jupyters_warm_pythons()
+
+
+_FAILS_TO_START = """
+import sys
+from labkit import Host, ServerSpec, Trace
+crash = "import sys; print('PELICAN-77: disk controller on fire', file=sys.stderr); sys.exit(4)"
+async with Host(Trace(), [ServerSpec("bad", command=sys.executable, args=["-c", crash])]) as host:
+    pass
+"""
+_A_LONG_CALL = """
+from labkit import Host, ServerSpec, Trace
+from labkit.host import GatePolicy
+async with Host(Trace(), [ServerSpec("faulty")], policy=GatePolicy(auto_approve=frozenset({"sleep_for"}))) as host:
+    print("calling", flush=True)
+    await host.call("sleep_for", {"seconds": 600})
+"""
+
+
+def _cell_outputs(code: str, interrupt_after: str | None = None) -> list[dict[str, Any]]:
+    """Run `code` in a fresh lab kernel and return its outputs (interrupting the kernel once `interrupt_after` is
+    printed); the kernel still answers afterwards."""
+    manager, client = start_new_kernel(kernel_name="python3", cwd=str(REPO_ROOT / "notebooks"))
+    outputs: list[dict[str, Any]] = []
+
+    def kept(message: dict[str, Any]) -> None:
+        outputs.append({"type": message["msg_type"], **message["content"]})
+        if interrupt_after and message["msg_type"] == "stream" and interrupt_after in message["content"]["text"]:
+            time.sleep(1)  # into the call
+            manager.interrupt_kernel()
+
+    try:
+        client.execute_interactive(code, timeout=LIMIT, output_hook=kept)
+        assert _printed(client, "print(1 + 1)") == "2\n"
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    return outputs
+
+
+def test_a_start_error_in_a_notebook_is_its_message_not_the_labs_frames() -> None:
+    """Outside test #19: IPython failed to draw the chained exception groups under the error and printed about a
+    hundred lines of them on stderr instead, the ServerStartError at their very end."""
+    outputs = _cell_outputs(_FAILS_TO_START)
+    [error] = [o for o in outputs if o["type"] == "error"]
+    assert error["ename"] == "ServerStartError" and "PELICAN-77" in error["evalue"]
+    [shown] = error["traceback"]
+    assert "PELICAN-77" in shown and "labkit/host" not in shown and "Exception Group" not in shown
+    assert not [o for o in outputs if o["type"] == "stream" and o["name"] == "stderr"], outputs
+
+
+def test_an_interrupted_call_in_a_notebook_ends_in_one_line_naming_the_call() -> None:
+    outputs = _cell_outputs(_A_LONG_CALL, interrupt_after="calling")
+    [error] = [o for o in outputs if o["type"] == "error"]
+    [shown] = error["traceback"]
+    assert "sleep_for" in shown and "faulty" in shown, shown

@@ -22,6 +22,7 @@ from mcp_types import INVALID_PARAMS
 
 from labkit import ProgressUpdates, ServerSpec, Trace, http_server, http_transport, select, stdio_transport
 from labkit.host import GatePolicy, Host, _tool_listing
+from labkit.host._tasks import TASKS
 from servers.toolbox import PAGE_SIZE
 
 pytestmark = pytest.mark.anyio
@@ -341,3 +342,20 @@ async def test_a_tool_a_server_adds_while_the_host_runs_waits_for_a_person_like_
     assert len(asked) == 2 and asked[1] == ["convert_currency: new"]
     assert "convert_currency" not in offered and withheld.is_error and "no server offers" in withheld.text
     assert not [e for e in select(trace, kinds=["jsonrpc.request"]) if e.name == "convert_currency"]
+
+
+async def test_a_foreign_task_only_tool_of_2025_11_25_is_not_sent_and_the_host_says_why() -> None:
+    """server-everything 2026.8.31 is a Tasks server of 2025-11-25 (core Tasks, SEP-1686), not of the 2026-07-28
+    extension: `simulate-research-query` requires `params.task`, whose answer mcp 2.3 cannot read at 2025-11-25.
+    Host(tasks=True) does not send that call, names the reason, and goes on with the server's other tools."""
+    spec = _everything()
+    trace = Trace()
+    policy = GatePolicy(auto_approve=frozenset({"simulate-research-query", "echo"}))
+    async with Host(trace, [spec], policy=policy, tasks=True) as host:
+        refused = await host.call("simulate-research-query", {"topic": "MCP"})
+        echoed = await host.call("echo", {"message": "still here"})
+    [initialized] = [e for e in _frames(trace, "initialize") if e.kind == "jsonrpc.response"]
+    assert "call" in initialized.payload["result"]["capabilities"]["tasks"]["requests"]["tools"]  # it runs tasks
+    assert refused.is_error and "2025-11-25" in refused.text and TASKS in refused.text
+    assert _frames(trace, "simulate-research-query") == []  # the call was never sent
+    assert not echoed.is_error and "still here" in echoed.text

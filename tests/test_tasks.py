@@ -3,7 +3,8 @@
 The archive server answers `archive_orders` with a task to a client that declares the extension; the host's
 `TaskPolling` polls `tasks/get` to the end, or sends `tasks/cancel` when it gives up. Real stdio and HTTP servers,
 the real SDK; the frames are read from the trace. (`@modelcontextprotocol/server-everything` 2026.8.31 implements
-only 2025-11-25's experimental tasks, `taskSupport: required`, not this extension, so it is not used here.)
+only 2025-11-25's core tasks, `taskSupport: required`, not this extension: tests/test_protocol_beyond.py shows the
+host refusing its task-only tool with the reason.)
 """
 
 from __future__ import annotations

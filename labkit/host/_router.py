@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Iterator, Sequence
@@ -14,6 +15,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, CallToolResult
 
 from labkit._i18n import _
+from labkit._notebook_errors import interrupted
 
 from .._time_limits import scaled
 from ..processes import MAX_RESULT_BYTES_ENV, MovingDeadline, moving_deadline
@@ -29,6 +31,7 @@ from ._pool import HOST_SERVER, Route, ServerPool
 from ._progress_updates import ProgressUpdates
 from ._sanitise import sanitise_data
 from ._server_output import StderrMark
+from ._tasks import core_task_refusal
 
 __all__ = ["ToolRouter", "result_as_data", "truncate"]
 
@@ -150,6 +153,15 @@ class ToolRouter:
         progress = ProgressUpdates()
         try:
             text, is_error = await self._invoke(route, arguments, why, progress)
+        except asyncio.CancelledError:
+            # Cancelled from outside the call (its own limit's cancel is caught within it): in a notebook, an interrupt.
+            interrupted(
+                _(
+                    "Interrupted during the {tool} call to the {server} server: the host cancelled it, and no result "
+                    "came back. Run the cell again to make the call again."
+                ).format(tool=call.name, server=route.server)
+            )
+            raise
         except MCPError as error:
             outcome = f"protocol error {error.error.code}"
             stderr.record_since(self.trace, route.server, call.id, call.name)
@@ -235,6 +247,10 @@ class ToolRouter:
             answer = await self.pool.local[route.tool_name].handler(arguments)
             return answer.text, answer.is_error
         client = self.pool.client(route.server)
+        execution = route.tool.execution
+        task_support = execution.task_support if execution else None
+        if refusal := core_task_refusal(client.protocol_version, route.tool_name, task_support):
+            return refusal, True
         # Cancelling the call makes the SDK tell the server (notifications/cancelled) before it gives up.
         async with moving_deadline(scaled(self.call_timeout)) as deadline:
             self._deadlines.add(deadline)

@@ -27,6 +27,7 @@ __all__ = [
     "GetTaskResult",
     "TaskParams",
     "TaskPolling",
+    "core_task_refusal",
 ]
 
 POLL_BOUNDS_S = (0.05, 5.0)
@@ -116,3 +117,19 @@ def _outcome(tool: str, task: CreateTaskResult | GetTaskResult) -> CallToolResul
         tool=tool, task_id=task.task_id, status=task.status
     )
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+def core_task_refusal(protocol_version: str, tool: str, task_support: str | None) -> str | None:
+    """Why the host does not send a call that a 2025-11-25 server said must be a task, or None (notebook 10 §4).
+
+    2025-11-25 had Tasks in the core protocol (SEP-1686): a tool whose `execution.taskSupport` is `required` may only
+    be called with `params.task`, and its answer is a task, not a `CallToolResult`. `mcp` 2.3 validates a
+    2025-11-25 `tools/call` answer as a `CallToolResult`, so the host cannot read that task; sending the call without
+    `params.task` would only get the server's refusal.
+    """
+    if protocol_version >= "2026-07-28" or task_support != "required":
+        return None
+    return _(
+        "{tool} runs only as a task of the 2025-11-25 protocol (execution.taskSupport: required), which this host "
+        "does not speak: it runs tasks through the 2026-07-28 extension {extension}. The call was not sent."
+    ).format(tool=tool, extension=TASKS)

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from labkit._i18n import N_, _
+from labkit._notebook_errors import interrupted, show_errors_plainly
 
 from ._rerun import Waited, wait_for_click
 
@@ -21,8 +22,6 @@ FORM_FALLBACK = N_(
 """What a saved notebook shows where a form was (tools/notebooks.py writes it in place of every widget)."""
 
 _WAITING = "labkit-waiting"
-_HOOKED: set[int] = set()
-_STOPPED: set[int] = set()
 """The executions (IPython's execution count) in which an interrupt stopped a waiting form."""
 
 
@@ -64,7 +63,7 @@ class WaitingForm:
         The cancellation itself goes on unchanged (the form may wait in the SDK's task, not the cell's): only
         what the learner reads changes, the cell's CancelledError shown as one line instead of its traceback.
         """
-        shell = _hook_stop_message()
+        show_errors_plainly()
         try:
             return await wait_for_click(answer, timeout)
         except (asyncio.CancelledError, KeyboardInterrupt):
@@ -74,8 +73,12 @@ class WaitingForm:
                     "this cell again (or Run All) to be asked again."
                 )
             )
-            if shell is not None:
-                _STOPPED.add(shell.execution_count)
+            interrupted(
+                _(
+                    "The kernel was interrupted while a form waited for your answer: nothing was "
+                    "sent. Run this cell again, or Run All, to be asked again."
+                )
+            )
             raise
 
     def close(self, line: str) -> None:
@@ -108,43 +111,6 @@ class _Shown:
         bundle = self.widget._repr_mimebundle_(**kwargs)
         bundle["text/plain"] = _(FORM_FALLBACK)
         return bundle
-
-
-def _hook_stop_message() -> Any:
-    """IPython's shell, told to show an interrupt that stopped a form as one line, not as a traceback."""
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return None
-    shell = get_ipython()
-    if shell is None or id(shell) in _HOOKED:
-        return shell
-    _HOOKED.add(id(shell))
-
-    def one_line(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: Any = None) -> list[str]:
-        if shell.execution_count in _STOPPED:
-            _STOPPED.discard(shell.execution_count)
-            stb = [
-                "\x1b[0;31m■ "
-                + _(
-                    "The kernel was interrupted while a form waited for your answer: nothing was "
-                    "sent. Run this cell again, or Run All, to be asked again."
-                )
-                + "\x1b[0m"
-            ]
-            # IPython also stores each error's traceback, formatted again after this is shown: for a run's
-            # cancellation that took seconds, the cell still [*] while the learner read this line and pressed Run
-            # All, whose cells ipykernel then aborted (stop_on_error aborts what is queued when a cell fails). The
-            # line is the whole story: stored as it is, the cell ends as it appears.
-            value._render_traceback_ = lambda: stb  # type: ignore[attr-defined]
-            value.__context__, value.__cause__ = None, None
-        else:
-            stb = shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
-        shell._showtraceback(etype, value, stb)
-        return stb
-
-    shell.set_custom_exc((asyncio.CancelledError, KeyboardInterrupt), one_line)
-    return shell
 
 
 # Runs in the page, once per form (the view may be drawn again). It finds the form by its own class (each form's
