@@ -74,7 +74,7 @@ CLAIMS = (
         "07",
         says="the scanner flagged none of the benign tools",
         shown_by="flags = false_flags()",
-        shows=r"(?:; | )0 (?:flagged|个被标记)",
+        shows=r"(?:; | )0 (?:flagged|withheld or reviewed)|其中 0 个(?:被标记|被扣下)",
     ),
     Claim(
         "07",

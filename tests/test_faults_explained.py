@@ -18,10 +18,11 @@ import psutil
 import pytest
 from jupyter_client.manager import start_new_kernel
 
-from labkit import _warm_kernels
+from labkit import Host, ServerSpec, Trace, _warm_kernels
 from labkit._time_limits import TIME_SCALE_ENV
 from labkit.host import ServerStartError
 from labkit.host._server_output import STRAY_STDOUT_FIX
+from labkit.processes import HeldPort
 from labkit.processes._spec import REPO_ROOT
 from labkit.trace import Kind
 from replays import failure_cases as cases
@@ -218,6 +219,20 @@ async def test_a_server_killed_by_a_signal_mid_call_names_the_signal() -> None:
         replay = await cases.killed_by_a_signal_mid_call()
     [result] = replay.results
     assert result.is_error and f"SIGKILL ({int(signal.SIGKILL)})" in result.text, result.text
+
+
+async def test_a_url_whose_server_has_ended_is_one_start_error_naming_it() -> None:
+    """Outside test #20's bare 'unhandled errors in a TaskGroup': the URL of a lab server that ended, its port held
+    and answering that it ended."""
+    held = HeldPort()
+    held.answer_ended("logs", 3)
+    try:
+        with anyio.fail_after(LIMIT), pytest.raises(ServerStartError) as raised:
+            async with Host(Trace(), [ServerSpec("logs", url=f"http://127.0.0.1:{held.port}/mcp")]):
+                pass
+    finally:
+        held.close()
+    assert raised.value.server == "logs" and "has ended (exit status 3)" in str(raised.value), raised.value
 
 
 async def test_every_limit_is_scaled_by_the_one_setting(monkeypatch: pytest.MonkeyPatch) -> None:

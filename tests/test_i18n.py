@@ -175,3 +175,65 @@ def test_no_message_of_labkit_or_its_servers_needs_an_emoji_font() -> None:
     messages = tool._templates()[tool.LABKIT_LOCALE / tool.LANGUAGE / "LC_MESSAGES" / "labkit.po"]
     drawn_as_boxes = [m.id for m in messages if m.id and _NEEDS_EMOJI_FONT.search(str(m.id))]
     assert drawn_as_boxes == []
+
+
+# Chinese text takes full-width punctuation and no space between its sentences or words (a space is kept around
+# 与 between two section titles, which is where the title ends): what the 2026-12-04 zh review found in outputs.
+_HALF_WIDTH_IN_CHINESE = re.compile(
+    r"[\u4e00-\u9fff][,;?!](?=\s|[\u4e00-\u9fff]|$)|[\u4e00-\u9fff]:(?=[\u4e00-\u9fff]|$)"
+    r"|[\u4e00-\u9fff] (?!与 )[\u4e00-\u9fff]|[。；：，] |[;?!] ?[\u4e00-\u9fff]"
+)
+
+
+def test_chinese_messages_take_full_width_punctuation_and_no_stray_space() -> None:
+    found = {
+        message.id: text
+        for message in read_po(CATALOG.open("rb"))
+        if message.id
+        for text in (message.string if isinstance(message.string, tuple) else (message.string,))
+        if text and _HALF_WIDTH_IN_CHINESE.search(text)
+    }
+    assert found == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("经过 3 次模型请求后 已交付", True),
+        ("参数符合 schema; 只读", True),
+        ("能告诉我吗?", True),
+        ("错误。 高峰", True),
+        ("参数符合 schema；只读", False),
+        ("§6 事件如何变成步 与 §8 反问变体", False),
+    ],
+)
+def test_the_punctuation_check_finds_what_the_review_found(text: str, found: bool) -> None:
+    assert bool(_HALF_WIDTH_IN_CHINESE.search(text)) is found
+
+
+def test_chinese_sentences_are_joined_without_a_space_and_english_ones_with_one() -> None:
+    from labkit.simulator._quoting import join_sentences
+
+    assert join_sentences(["记录了 401 个错误。", "高峰在 00:00。"]) == "记录了 401 个错误。高峰在 00:00。"
+    assert (
+        join_sentences(["It logged 401 errors.", "", "The peak was 00:00."])
+        == "It logged 401 errors. The peak was 00:00."
+    )
+
+
+def test_an_event_table_heads_its_columns_in_the_learners_language_and_keeps_the_field_names(monkeypatch) -> None:
+    from labkit import table
+    from labkit.trace import Trace
+
+    trace = Trace()
+    trace.record("user", "host", "user.ask", "昨晚订单服务报错为什么变多")
+    monkeypatch.setenv("LABKIT_LANG", "zh_CN")
+    shown = table(trace)
+    assert (
+        "摘要" in repr(shown)
+        and "title='summary'>摘要</th>" in shown._repr_html_()
+        and "从 → 到" in shown._repr_html_()
+    )
+    assert list(shown.columns) == ["round", "from", "to", "kind", "summary", "name", "server", "id"]
+    monkeypatch.setenv("LABKIT_LANG", "en")
+    assert "<th>summary</th>" in table(trace)._repr_html_()

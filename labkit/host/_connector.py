@@ -16,6 +16,7 @@ import anyio
 import httpx2
 from mcp import Client
 from mcp.client import session as sdk_session
+from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult, Implementation, ListRootsResult, Root
 from pydantic import FileUrl
 
@@ -173,6 +174,9 @@ class Connector:
             refused = None if opened else recorder.refused(spec.url or spec.describe())
             if refused is not None:  # one error naming the server, the status and its challenge, not a group
                 raise (sign_in_refusal(error) or refused) from error
+            if not opened and spec.url is not None and (answer := _error_answer(error)) is not None:
+                why = _("it answered before the session began with an error: {message}")
+                raise ServerStartError(spec.name, spec.url, "", None, "", error=why.format(message=answer)) from None
             if not opened and spec.url is not None and (cause := _unreachable(error)) is not None:
                 address = urlsplit(spec.url).netloc
                 why = _("nothing answers at {address} ({cause}); check that the server runs and that its URL is right")
@@ -272,6 +276,13 @@ class Connector:
         return _("round {n} of the {tool} call to the {server} server, {era} (input_required)").format(
             n=tries + 1, tool=tool, server=server, era=self.era
         )
+
+
+def _error_answer(error: BaseException) -> str | None:
+    """The JSON-RPC error a URL answered the opening with (one the SDK's task groups wrap), if that ended it."""
+    if isinstance(error, BaseExceptionGroup):
+        return next((found for inner in error.exceptions if (found := _error_answer(inner)) is not None), None)
+    return error.error.message if isinstance(error, MCPError) else None
 
 
 def _unreachable(error: BaseException) -> str | None:

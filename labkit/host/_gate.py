@@ -70,7 +70,7 @@ class GateDecision:
 
     @property
     def summary(self) -> str:
-        reasons = "; ".join(self.reasons)
+        reasons = _("; ").join(self.reasons)  # the separator too: Chinese writes a full-width semicolon
         return (_("allowed: {reasons}") if self.allowed else _("blocked: {reasons}")).format(reasons=reasons)
 
 

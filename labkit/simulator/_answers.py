@@ -9,7 +9,7 @@ from typing import Any
 from labkit._i18n import _, ngettext
 
 from ._dialogue import Dialogue, ToolOutcome, ToolSeen
-from ._quoting import cut, failed, in_words, json_of, quote_chart, quote_query
+from ._quoting import cut, failed, in_words, join_sentences, json_of, quote_chart, quote_query
 
 __all__ = ["answer_results", "describe", "sentences"]
 
@@ -61,7 +61,9 @@ def _plan_sentence(data: dict[str, Any]) -> str:
         plan=data["plan"], count=data["max_accounts"]
     )
     if isinstance(data.get("monthly_price_cny"), (int, float)):
-        sentence += " " + _("It costs {price:.2f} CNY a month.").format(price=data["monthly_price_cny"])
+        return join_sentences(
+            [sentence, _("It costs {price:.2f} CNY a month.").format(price=data["monthly_price_cny"])]
+        )
     return sentence
 
 
@@ -147,10 +149,10 @@ def answer_results(dialogue: Dialogue) -> str:
     calls = {c.id: c for m in dialogue.messages for c in m.calls}
     answered = [(calls[r.call_id], r) for r in last.results if r.call_id in calls]
     unpaired = [r for r in last.results if r.call_id not in calls]
-    return " ".join(
+    return join_sentences(
         [sentences(answered, " ".join(dialogue.user_texts))]
         + [describe(dialogue.call_name(r.call_id), r, {}) for r in unpaired]
-    ).strip()
+    )
 
 
 def sentences(answered: list[tuple[ToolSeen, ToolOutcome]], question: str) -> str:
@@ -165,4 +167,4 @@ def sentences(answered: list[tuple[ToolSeen, ToolOutcome]], question: str) -> st
             said.append(describe(call.name, result, call.arguments))
     if order_lists:
         said.append(_orders_sentence(order_lists, question))
-    return " ".join(said)
+    return join_sentences(said)

@@ -29,6 +29,7 @@ from ._arguments import extract_arguments, guess_value, missing_required
 from ._dialogue import Decision, Dialogue, PlannedCall, ToolOutcome, ToolSpec
 from ._orders import Order, orders_in, schema_texts
 from ._playbooks import resolve_tool
+from ._quoting import join_sentences
 from ._rules import score_tool
 from ._words import content_words
 
@@ -184,5 +185,5 @@ def obey(dialogue: Dialogue) -> Decision:
             notes.append(f"naive: obeying {order.source}: {order.sentence[:_QUOTE_LIMIT]!r}")
             return Decision("", [call], notes)
     lines = [describe(name, ToolOutcome("", text or ""), args) for name, args, text in context.made]
-    summary = " ".join(lines) if lines else _("I found nothing to do with the tools offered.")
+    summary = join_sentences(lines) if lines else _("I found nothing to do with the tools offered.")
     return Decision(_("(naive mode) Done. {summary}").format(summary=summary), notes=notes)

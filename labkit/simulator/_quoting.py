@@ -9,9 +9,19 @@ from labkit._i18n import _, ngettext
 
 from ._dialogue import ToolOutcome
 
-__all__ = ["cut", "failed", "in_words", "json_of", "quote_chart", "quote_query"]
+__all__ = ["cut", "failed", "in_words", "join_sentences", "json_of", "quote_chart", "quote_query"]
 
 _QUOTE_LIMIT = 300
+# Chinese sentences end in a full-width mark and follow one another with no space between them.
+_FULL_WIDTH_END = tuple("。！？；：）」”")
+
+
+def join_sentences(sentences: list[str]) -> str:
+    """The sentences as one text: a space after an English sentence, none after a Chinese one (notebook 00)."""
+    text = ""
+    for sentence in filter(None, (s.strip() for s in sentences)):
+        text += sentence if not text or text.endswith(_FULL_WIDTH_END) else " " + sentence
+    return text
 
 
 def failed(outcome: ToolOutcome) -> bool:
@@ -125,7 +135,7 @@ def quote_query(outcome: ToolOutcome | None, service: str, since: str) -> str:
     top = _top_error(data)
     if top:
         parts.append(_("The top error was {error}.").format(error=top))
-    return " ".join(parts)
+    return join_sentences(parts)
 
 
 def quote_chart(outcome: ToolOutcome | None) -> str:

@@ -1,20 +1,50 @@
-"""The event table: a DataFrame that JupyterLab shows the way the lesson reads (imported when a table is drawn)."""
+"""The event and step tables: DataFrames shown the way the lesson reads (imported when a table is drawn)."""
 
 from __future__ import annotations
 
 import html
+from typing import Any
 
 import pandas as pd
 
-from labkit._i18n import _
+from labkit._i18n import N_, _
 
-__all__ = ["EventTable"]
+__all__ = ["EventTable", "StepTable"]
 
 _SHORT_ID = 10  # characters of an id shown in a table; the whole id is on hover
 _TABLE_STYLE = (
     "<style>.labkit-events th, .labkit-events td {text-align: left; vertical-align: top}"
     " .labkit-events td.summary {min-width: 28em; white-space: normal}</style>"
 )
+# A column keeps its field name in the data (the learner's code indexes it); only its heading is in the learner's
+# language, the field name on hover.
+_HEADINGS = {
+    "seq": N_("seq"),
+    "round": N_("round"),
+    "from": N_("from"),
+    "to": N_("to"),
+    "kind": N_("kind"),
+    "summary": N_("summary"),
+    "name": N_("name"),
+    "server": N_("server"),
+    "ms": N_("ms"),
+    "step": N_("step"),
+    "actor": N_("actor"),
+    "events": N_("events"),
+}
+
+
+def _heading(column: str) -> str:
+    shown = _(_HEADINGS[column]) if column in _HEADINGS else column
+    title = f" title='{html.escape(column)}'" if shown != column else ""
+    return f"<th{title}>{html.escape(shown)}</th>"
+
+
+def _shown(table: pd.DataFrame) -> pd.DataFrame:
+    """`table` with its headings in the learner's language (a copy for display)."""
+    shown = pd.DataFrame(table).rename(columns=lambda c: _(_HEADINGS[c]) if c in _HEADINGS else c)
+    shown.index.name = _(_HEADINGS[table.index.name]) if table.index.name in _HEADINGS else table.index.name
+    return shown
 
 
 class EventTable(pd.DataFrame):
@@ -29,15 +59,18 @@ class EventTable(pd.DataFrame):
         return pd.DataFrame
 
     def _repr_html_(self) -> str:
-        columns = ["round", _("from → to"), *(c for c in self.columns if c not in ("round", "from", "to"))]
-        head = "".join(f"<th>{html.escape(c)}</th>" for c in ["seq", *columns])
+        columns = ["seq", "round", *(c for c in self.columns if c not in ("round", "from", "to"))]
+        route = _("from → to")
+        head = "".join(map(_heading, columns[:2])) + f"<th>{html.escape(route)}</th>"
+        head += "".join(map(_heading, columns[2:]))
         body = "".join(f"<tr><th>{seq}</th>{self._cells(row)}</tr>" for seq, row in self.iterrows())
+        count = _("{n} events").format(n=len(self))
         # A box of its own that scrolls sideways: a table wider than the notebook (a 1366 px laptop) is never cut
         # off. Its style is inline: JupyterLab's sanitizer drops the <style> above from a notebook's stored outputs.
         return (
             f"{_TABLE_STYLE}<div class='labkit-scroll' style='overflow-x: auto; max-width: 100%'>"
             f"<table class='dataframe labkit-events'><thead><tr>{head}</tr></thead>"
-            f"<tbody>{body}</tbody></table></div><p>{_('{n} events').format(n=len(self))}</p>"
+            f"<tbody>{body}</tbody></table></div><p>{count}</p>"
         )
 
     @staticmethod
@@ -52,3 +85,21 @@ class EventTable(pd.DataFrame):
                 text = f"<span title='{text}'>{text[: _SHORT_ID - 1]}…</span>"
             cells.append(f"<td class='{column}'>{text}</td>")
         return "".join(cells)
+
+    def __repr__(self) -> str:
+        return repr(_shown(self))
+
+
+class StepTable(pd.DataFrame):
+    """The steps as a DataFrame whose headings are in the learner's language (notebook 03)."""
+
+    @property
+    def _constructor(self) -> type[pd.DataFrame]:
+        return pd.DataFrame
+
+    def _repr_html_(self) -> str | None:
+        shown: Any = _shown(self)  # pandas-stubs does not declare the notebook display hook
+        return shown._repr_html_()
+
+    def __repr__(self) -> str:
+        return repr(_shown(self))

@@ -7,6 +7,8 @@ from typing import Any
 
 import httpx2
 
+from labkit._i18n import _
+
 from ._events import Trace
 from ._kinds import Kind
 
@@ -174,8 +176,12 @@ def _request_summary(path: str, body: Any) -> str:
         return f"POST {path}"
     history = body.get("messages") if "messages" in body else body.get("input")
     turns = len(history) if isinstance(history, list) else 1
-    noun = "message(s)" if "messages" in body else "input item(s)"
-    return f"POST {path}: {turns} {noun}, {len(body.get('tools') or [])} tool(s)"
+    said = (
+        _("POST {path}: {turns} message(s), {tools} tool(s)")
+        if "messages" in body
+        else _("POST {path}: {turns} input item(s), {tools} tool(s)")
+    )
+    return said.format(path=path, turns=turns, tools=len(body.get("tools") or []))
 
 
 def _response_summary(status: int, body: Any, calls: list[tuple[str, str]]) -> str:

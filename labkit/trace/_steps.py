@@ -70,8 +70,10 @@ def steps_table(steps: Iterable[Step]) -> pd.DataFrame:
     """The steps as a table: number, actor, summary, and the event numbers behind each (notebook 03)."""
     import pandas as pd
 
+    from ._event_table import StepTable
+
     rows = [{"step": s.n, "actor": s.actor, "summary": s.summary, "events": _span(s.seqs)} for s in steps]
-    return pd.DataFrame(rows, columns=["step", "actor", "summary", "events"]).set_index("step")
+    return StepTable(pd.DataFrame(rows, columns=["step", "actor", "summary", "events"]).set_index("step"))
 
 
 def _owners(events: list[Event], final_handoff: str) -> list[str]:

@@ -96,7 +96,7 @@ def _summarise_result(method: str | None, result: dict[str, Any]) -> str:
         return f"{prefix}input_required ({asks}) + requestState"
     if method == "tools/list" or "tools" in result:
         names = [t.get("name") for t in result.get("tools", [])]
-        ttl = f", ttlMs {result['ttlMs']}" if "ttlMs" in result else ""
+        ttl = _(", ttlMs {ttl}").format(ttl=result["ttlMs"]) if "ttlMs" in result else ""
         return _("{prefix}{n} tools{ttl}: {names}").format(
             prefix=prefix, n=len(names), ttl=ttl, names=fold(", ".join(names), 60)
         )

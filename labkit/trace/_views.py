@@ -114,7 +114,9 @@ def sequence_diagram(trace: Trace | Iterable[Event], *, numbered: bool = True, *
 
 def pretty(event: Event, *, limit: int = 240) -> str:
     """One event's full payload as indented JSON, long strings folded with a length marker (notebook 00)."""
-    header = f"#{event.seq} round {event.round} {event.src} → {event.dst} {event.kind}"
+    header = _("#{seq} round {round} {src} → {dst} {kind}").format(
+        seq=event.seq, round=event.round, src=event.src, dst=event.dst, kind=event.kind
+    )
     if event.ref is not None:
         header += f" id={event.ref}"
     body = json.dumps(_fold_strings(event.payload, limit), indent=2, ensure_ascii=False)
