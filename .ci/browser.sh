@@ -35,11 +35,6 @@ python3 -m venv "$WORK/venv"
 # Known failures, each an open item of issue 37 (not a flake): deselected here so CI says what else broke, named on
 # every run so they are not forgotten; naming tests (`bash .ci/browser.sh -k interrupt`) runs them as asked.
 KNOWN_FAILURES=(
-  # Notebook 07's own cell 25 (`...value_counts().to_frame("tools").T`, one column per server) draws a plain DataFrame
-  # 399 px wider than its output area at 1366x768, in no box that scrolls: item 3 (tables that fit or scroll), a
-  # change to 07's cell (security's lesson). Every other lesson passes once re-executed with the 22-column labels.
-  "tests/browser/test_classroom.py::test_every_lesson_is_readable_on_a_laptop[en]"
-  "tests/browser/test_classroom.py::test_every_lesson_is_readable_on_a_laptop[zh_CN]"
 )
 KNOWN=()
 if [ "$#" -eq 0 ]; then
