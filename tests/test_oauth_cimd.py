@@ -387,6 +387,48 @@ async def test_a_site_that_trickles_its_document_is_given_up_on_at_the_fetch_dea
     assert f"{client_id} did not answer within" in answer.json()["error_description"]
 
 
+@contextmanager
+def _counting_site() -> Iterator[tuple[str, LocalCA, list[str]]]:
+    """An HTTPS site serving a valid document it forbids anyone to keep (`no-store`), recording each request."""
+    authority = LocalCA()
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(*authority.issue("counting"))
+    listener = socket.create_server(("127.0.0.1", 0))
+    url = f"https://127.0.0.1:{listener.getsockname()[1]}/client.json"
+    body = json.dumps({"client_id": url, "client_name": "counted", "redirect_uris": [REDIRECT_URI]}).encode()
+    requests: list[str] = []
+
+    def serve() -> None:
+        while True:
+            with contextlib.suppress(OSError, ssl.SSLError):
+                connection = listener.accept()[0]
+                with context.wrap_socket(connection, server_side=True) as tls:
+                    requests.append(tls.recv(4096).decode(errors="replace").split("\r\n")[0])
+                    head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nCache-Control: no-store\r\n"
+                    tls.sendall(f"{head}Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
+                continue
+            return  # the listener is closed
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield url, authority, requests
+    finally:
+        listener.close()
+        thread.join(5)
+        authority.remove()
+
+
+async def test_a_document_not_kept_is_fetched_once_per_authorization_request() -> None:
+    """The SDK's handler asks the provider for the client after the lab's check: without the check's answer kept for
+    the request, a `no-store` document is fetched twice, and two different answers make a puzzling refusal."""
+    with _counting_site() as (url, authority, requests), authorization_server(trusted_ca=authority.ca_file) as issuer:
+        first = await _authorize(issuer, url)
+        second = await _authorize(issuer, url)
+    assert (first.status_code, second.status_code) == (302, 302), first.text
+    assert requests == ["GET /client.json HTTP/1.1"] * 2  # one fetch each: not kept between them, not twice in one
+
+
 async def test_an_unregistered_client_id_is_refused_naming_it_and_the_ways_to_sign_in(issuer: str) -> None:
     answer = await _authorize(issuer, "never-registered")
     assert answer.json() == {
