@@ -55,7 +55,10 @@ class DocumentRefused(Exception):
 def is_document_url(client_id: str) -> bool:
     """True for a client ID that is a URL (any scheme with a host): it is checked as a document's URL, and refused
     with the reason when it is not a usable one, rather than looked up as a registered client's ID."""
-    parts = urlsplit(client_id)
+    try:
+        parts = urlsplit(client_id)
+    except ValueError:  # a URL that does not parse (an unclosed IPv6 bracket) is still a URL: refused with why
+        return True
     return bool(parts.scheme and parts.netloc)
 
 
@@ -109,7 +112,7 @@ class ClientDocuments:
         host = parts.hostname or ""
         try:
             found = await anyio.getaddrinfo(host, parts.port or 443, type=socket.SOCK_STREAM)
-        except OSError as error:
+        except (OSError, UnicodeError) as error:  # UnicodeError: a name IDNA cannot encode (a label too long)
             raise DocumentRefused(
                 _("the host of {url} could not be resolved ({error})").format(url=url, error=error)
             ) from None
@@ -240,34 +243,80 @@ def _address(text: str) -> _Address | None:
     return mapped or address
 
 
+_PRIVATE = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")]
+"""The private ranges proper (RFC 1918, and RFC 4193's unique local IPv6): the rest of RFC 6890 is not "private"."""
+_NOT_GLOBAL_IPV6 = [
+    ipaddress.ip_network(n)
+    for n in ("::/96", "64:ff9b:1::/48", "2001::/23", "2001:db8::/32", "3fff::/20", "5f00::/16", "fec0::/10")
+]
+"""IPv6 ranges not reachable on the internet that Python 3.11's `is_global` misses or may miss (IANA's special-purpose
+registry: IPv4-compatible, local-use NAT64, IETF protocol assignments with Teredo, documentation, and the deprecated
+site-local): held here so the rule does not depend on the Python version."""
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def _carried(address: _Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries (IPv4-compatible, NAT64, 6to4, Teredo's server and client): a
+    packet to it may reach them, so each is judged as well."""
+    if not isinstance(address, ipaddress.IPv6Address):
+        return []
+    carried = [address.sixtofour, *(address.teredo or ())]
+    low = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    if address in _NAT64 or (int(address) >> 32 == 0 and int(address) > 1):
+        carried.append(low)
+    return [v4 for v4 in carried if v4 is not None]
+
+
 def _special_use(address: _Address, loopback_allowed: bool) -> str | None:
-    """What kind of special-use address (RFC 6890) `address` is, in words; None when it may be fetched."""
+    """What kind of special-use address (RFC 6890) `address` is, in words, judging an IPv6 address by each IPv4
+    address it carries as well; None when it may be fetched."""
+    for v4 in _carried(address):
+        kind = _special_use(v4, loopback_allowed)
+        if kind is not None:
+            return _("an IPv6 address carrying {ipv4}, {kind}").format(ipv4=v4, kind=kind)
     if address.is_loopback:
         return None if loopback_allowed else _("a loopback address, and this server does not listen on loopback")
+    not_global = not address.is_global or address.is_private or address.is_reserved
+    if isinstance(address, ipaddress.IPv6Address):
+        not_global = not_global or address.is_site_local or any(address in net for net in _NOT_GLOBAL_IPV6)
     kinds = [
         (address.is_unspecified, _("the unspecified address")),
         (address.is_link_local, _("a link-local address")),
         (address.is_multicast, _("a multicast address")),
-        (address.is_private, _("a private address")),
-        (not address.is_global, _("an address not reachable on the internet")),
+        (any(address in net for net in _PRIVATE), _("a private address")),
+        (not_global, _("a special-use address (RFC 6890), not reachable on the internet")),
     ]
     return next((kind for special, kind in kinds if special), None)
 
 
+_SHOWN_URL_CHARS = 200
+"""How much of a refused client ID a refusal repeats: enough to recognise it, not a 100,000-character echo."""
+
+
 def _check_url(url: str) -> None:
-    """The draft's rules for a client ID URL (section 3): https, a path, no dot segments, no fragment, no user."""
-    parts = urlsplit(url)
-    problems = [
-        (parts.scheme != "https", _("it is not https")),
-        (parts.path in ("", "/"), _("it has no path")),
-        (bool({".", ".."} & set(parts.path.split("/"))), _("it has a '.' or '..' path segment")),
-        (bool(parts.fragment) or url.endswith("#"), _("it has a fragment")),
-        (parts.username is not None or parts.password is not None, _("it names a user or password")),
-    ]
-    problem = next((why for broken, why in problems if broken), None)
+    """The draft's rules for a client ID URL (section 3): https, a path, no dot segments, no fragment, no user; and a
+    URL the fetch can use at all (its parser's verdict, and a port from 1 to 65535), refused with the parser's reason
+    rather than failing later."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+        httpx2.URL(url)
+    except (ValueError, httpx2.InvalidURL) as error:
+        problem: str | None = _("it is not a usable URL ({error})").format(error=error)
+    else:
+        problems = [
+            (parts.scheme != "https", _("it is not https")),
+            (port == 0, _("its port is 0")),
+            (parts.path in ("", "/"), _("it has no path")),
+            (bool({".", ".."} & set(parts.path.split("/"))), _("it has a '.' or '..' path segment")),
+            (bool(parts.fragment) or url.endswith("#"), _("it has a fragment")),
+            (parts.username is not None or parts.password is not None, _("it names a user or password")),
+        ]
+        problem = next((why for broken, why in problems if broken), None)
     if problem is not None:
+        shown = url if len(url) <= _SHOWN_URL_CHARS else url[:_SHOWN_URL_CHARS] + "…"
         raise DocumentRefused(
-            _("client_id {url} cannot name a client ID metadata document: {problem}").format(url=url, problem=problem)
+            _("client_id {url} cannot name a client ID metadata document: {problem}").format(url=shown, problem=problem)
         )
 
 

@@ -14,6 +14,7 @@ import html
 import os
 import secrets
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -68,11 +69,17 @@ class LabAuthProvider(OAuthAuthorizationServerProvider[AuthorizationCode, Refres
         self.access: dict[str, AccessToken] = {}
         self.refresh: dict[str, RefreshToken] = {}
         self.documents = ClientDocuments(" ".join(SCOPES), fetch_seconds, own_host=urlsplit(issuer).hostname or "")
+        # the document the authorization endpoint checked, for the rest of that request: the SDK's handler asks for
+        # the client again, and a document not cached would be fetched twice, its two answers possibly different
+        self.checked_document: ContextVar[OAuthClientInformationFull | None] = ContextVar("checked", default=None)
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
         """A registered client, or the one a client ID metadata document describes (None: neither, or refused)."""
         if not is_document_url(client_id):
             return self.clients.get(client_id)
+        checked = self.checked_document.get()
+        if checked is not None and checked.client_id == client_id:
+            return checked
         try:
             return await self.documents.client(client_id)
         except DocumentRefused:
@@ -205,9 +212,13 @@ def build_app(port: int, fetch_seconds: float = FETCH_SECONDS) -> Starlette:
         client_id = str(params.get("client_id") or "")
         if is_document_url(client_id):
             try:
-                await provider.documents.client(client_id)
+                checked = provider.checked_document.set(await provider.documents.client(client_id))
             except DocumentRefused as refused:
                 return _refusal("invalid_client", str(refused))
+            try:
+                return await sdk_authorize(request)
+            finally:
+                provider.checked_document.reset(checked)
         elif client_id and client_id not in provider.clients:
             why = _(
                 "client_id {client_id} is not registered here: register it first (POST {endpoint}), or sign in with "

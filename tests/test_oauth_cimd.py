@@ -38,6 +38,7 @@ UNREGISTERED = (
     "client_id {client_id} is not registered here: register it first (POST {endpoint}), or sign in with "
     "the HTTPS URL of a client ID metadata document"
 )
+SPECIAL = "a special-use address (RFC 6890), not reachable on the internet"
 SINCE = {"service": "order-service", "since": "2026-10-29T20:00"}
 
 
@@ -63,8 +64,9 @@ async def _allow(message: str, schema: dict[str, Any]) -> dict[str, Any]:
     return {"allow": True}
 
 
-async def _authorize(issuer: str, client_id: str) -> httpx2.Response:
-    """The first step of a sign-in, as the user's browser makes it: the authorization request, not followed."""
+async def _authorize(issuer: str, client_id: str, method: str = "GET") -> httpx2.Response:
+    """The first step of a sign-in, as the user's browser makes it: the authorization request, not followed (a form
+    POSTed with `method="POST"`, as the endpoint also accepts)."""
     params = {
         "client_id": client_id,
         "response_type": "code",
@@ -75,6 +77,8 @@ async def _authorize(issuer: str, client_id: str) -> httpx2.Response:
         "scope": "read",
     }
     async with httpx2.AsyncClient(timeout=30 + scaled(FETCH_SECONDS)) as browser:  # it may wait out a fetch
+        if method == "POST":
+            return await browser.post(f"{issuer}/authorize", data=params)
         return await browser.get(f"{issuer}/authorize", params=params)
 
 
@@ -231,8 +235,29 @@ async def test_a_refused_document_is_not_kept(site: ClientSite, issuer: str) -> 
         ("[fd00::1]", "fd00::1", "a private address"),  # IPv6 unique local
         ("[fe80::1]", "fe80::1", "a link-local address"),
         ("0.0.0.0", "0.0.0.0", "the unspecified address"),  # on Linux it reaches this machine's own services
-        ("100.64.0.1", "100.64.0.1", "an address not reachable on the internet"),  # carrier-grade NAT
+        ("100.64.0.1", "100.64.0.1", SPECIAL),  # carrier-grade NAT's shared space: not private, not global
         ("224.0.0.1", "224.0.0.1", "a multicast address"),
+        # not private, and not called so: documentation, benchmarking, reserved, broadcast, "this network", Teredo
+        ("192.0.2.1", "192.0.2.1", SPECIAL),
+        ("[2001:db8::1]", "2001:db8::1", SPECIAL),
+        ("198.18.0.1", "198.18.0.1", SPECIAL),
+        ("240.0.0.1", "240.0.0.1", SPECIAL),
+        ("255.255.255.255", "255.255.255.255", SPECIAL),
+        ("0.1.2.3", "0.1.2.3", SPECIAL),
+        ("[2001:0:4136:e378:8000:63bf:f7f7:f7f7]", "2001:0:4136:e378:8000:63bf:f7f7:f7f7", SPECIAL),  # Teredo
+        # IPv6 addresses carrying an IPv4 one are judged by it as well: compatible, NAT64, 6to4
+        ("[::192.0.2.2]", "::c000:202", f"an IPv6 address carrying 192.0.2.2, {SPECIAL}"),
+        ("[64:ff9b::c000:202]", "64:ff9b::c000:202", f"an IPv6 address carrying 192.0.2.2, {SPECIAL}"),
+        ("[2002:c000:202::1]", "2002:c000:202::1", f"an IPv6 address carrying 192.0.2.2, {SPECIAL}"),
+        ("[2002:a00:1::1]", "2002:a00:1::1", "an IPv6 address carrying 10.0.0.1, a private address"),
+        (
+            "[2001:0:4136:e378:8000:63bf:3fff:fdd2]",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            f"an IPv6 address carrying 192.0.2.45, {SPECIAL}",
+        ),
+        ("[64:ff9b:1::a00:1]", "64:ff9b:1::a00:1", SPECIAL),  # NAT64 for local use (RFC 8215)
+        ("[::8.8.8.8]", "::808:808", SPECIAL),  # IPv4-compatible is deprecated whatever it carries
+        ("[fec0::1]", "fec0::1", SPECIAL),  # the old site-local, which Python 3.11 calls global
     ],
 )
 async def test_a_client_id_resolving_to_a_special_use_address_is_refused_before_any_connection(
@@ -243,6 +268,31 @@ async def test_a_client_id_resolving_to_a_special_use_address_is_refused_before_
     body = answer.json()
     assert (answer.status_code, body["error"]) == (400, "invalid_client")
     assert f"{client_id} resolves to {address}, {kind}" in body["error_description"], body
+
+
+@pytest.mark.parametrize(
+    ("client_id", "reason"),
+    [
+        ("https://\uff11\uff12\uff17.0.0.2:{port}/client.json", "Invalid IDNA hostname"),  # full-width digits
+        ("https://127.0.0.1:65536/client.json", "Port out of range"),
+        ("https://127.0.0.1:99999/client.json", "Port out of range"),
+        ("https://127.0.0.1:abc/client.json", "Port could not be cast"),
+        ("https://127.0.0.1:0/client.json", "its port is 0"),
+        ("https://127.0.0.1:{port}/client.json\r\nX-Injected: 1", "non-printable"),
+        ("https://127.0.0.1:{port}/" + "x" * 100_000, "URL too long"),
+        ("https://[::1/client.json", "Invalid IPv6 URL"),
+    ],
+    ids=["full-width digits", "port 65536", "port 99999", "port abc", "port 0", "CR LF", "100,000 chars", "bracket"],
+)
+async def test_a_client_id_url_that_does_not_parse_is_refused_naming_why(
+    issuer: str, client_id: str, reason: str
+) -> None:
+    client_id = client_id.replace("{port}", issuer.rsplit(":", 1)[1])
+    answer = await _authorize(issuer, client_id, method="POST")  # a form: no request-line limit in the way
+    body = answer.json()
+    assert (answer.status_code, body["error"]) == (400, "invalid_client"), answer.text[:300]
+    assert "cannot name a client ID metadata document" in body["error_description"]
+    assert reason in body["error_description"] and len(body["error_description"]) < 1000
 
 
 async def test_loopback_is_fetched_only_by_an_authorization_server_that_listens_on_loopback(
@@ -335,6 +385,48 @@ async def test_a_site_that_trickles_its_document_is_given_up_on_at_the_fetch_dea
         answer = await _authorize(issuer, client_id)
     assert (answer.status_code, answer.json()["error"]) == (400, "invalid_client")
     assert f"{client_id} did not answer within" in answer.json()["error_description"]
+
+
+@contextmanager
+def _counting_site() -> Iterator[tuple[str, LocalCA, list[str]]]:
+    """An HTTPS site serving a valid document it forbids anyone to keep (`no-store`), recording each request."""
+    authority = LocalCA()
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(*authority.issue("counting"))
+    listener = socket.create_server(("127.0.0.1", 0))
+    url = f"https://127.0.0.1:{listener.getsockname()[1]}/client.json"
+    body = json.dumps({"client_id": url, "client_name": "counted", "redirect_uris": [REDIRECT_URI]}).encode()
+    requests: list[str] = []
+
+    def serve() -> None:
+        while True:
+            with contextlib.suppress(OSError, ssl.SSLError):
+                connection = listener.accept()[0]
+                with context.wrap_socket(connection, server_side=True) as tls:
+                    requests.append(tls.recv(4096).decode(errors="replace").split("\r\n")[0])
+                    head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nCache-Control: no-store\r\n"
+                    tls.sendall(f"{head}Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
+                continue
+            return  # the listener is closed
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield url, authority, requests
+    finally:
+        listener.close()
+        thread.join(5)
+        authority.remove()
+
+
+async def test_a_document_not_kept_is_fetched_once_per_authorization_request() -> None:
+    """The SDK's handler asks the provider for the client after the lab's check: without the check's answer kept for
+    the request, a `no-store` document is fetched twice, and two different answers make a puzzling refusal."""
+    with _counting_site() as (url, authority, requests), authorization_server(trusted_ca=authority.ca_file) as issuer:
+        first = await _authorize(issuer, url)
+        second = await _authorize(issuer, url)
+    assert (first.status_code, second.status_code) == (302, 302), first.text
+    assert requests == ["GET /client.json HTTP/1.1"] * 2  # one fetch each: not kept between them, not twice in one
 
 
 async def test_an_unregistered_client_id_is_refused_naming_it_and_the_ways_to_sign_in(issuer: str) -> None:
