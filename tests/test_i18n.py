@@ -190,8 +190,8 @@ def test_chinese_messages_take_full_width_punctuation_and_no_stray_space() -> No
         message.id: text
         for message in read_po(CATALOG.open("rb"))
         if message.id
-        for text in (message.string if isinstance(message.string, tuple) else (message.string,))
-        if text and _HALF_WIDTH_IN_CHINESE.search(text)
+        for text in (message.string if isinstance(message.string, (tuple, list)) else (message.string,))
+        if isinstance(text, str) and text and _HALF_WIDTH_IN_CHINESE.search(text)
     }
     assert found == {}
 
