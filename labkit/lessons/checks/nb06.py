@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from labkit._i18n import N_, _
+from labkit._i18n import N_, _, clauses
 
 from .._exercises import register, run_sync
 from .._tool_eval import call_text
@@ -63,7 +63,7 @@ def check_activation(answer: Any) -> str | None:
     try:
         library = _returns_library(answer)
     except SkillError as error:
-        return _("the description breaks the format: ") + "; ".join(error.problems) + "."
+        return _("the description breaks the format: ") + clauses(error.problems) + "."
     draft = run_sync(lambda: run_activation_eval(_returns_library(FIRST_DRAFT)))
     report = run_sync(lambda: run_activation_eval(library))
     right_before = {o.case.id for o in draft.outcomes if o.correct}
@@ -106,7 +106,7 @@ def check_skill_file(answer: Any) -> str | None:
     try:
         skill = parse_skill(answer, "order-status")
     except SkillError as error:
-        return _("the SKILL.md breaks the format: ") + "; ".join(error.problems) + "."
+        return _("the SKILL.md breaks the format: ") + clauses(error.problems) + "."
     report = run_sync(lambda: run_method_eval(SkillLibrary.from_folders(SKILLS_DIR).with_skill(skill)))
     if report.accuracy == 1:
         return None
