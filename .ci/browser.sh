@@ -35,12 +35,7 @@ python3 -m venv "$WORK/venv"
 
 # Known failures, each an open item of issue 37 (not a flake): deselected here so CI says what else broke, named on
 # every run so they are not forgotten; naming tests (`bash .ci/browser.sh -k interrupt`) runs them as asked.
-KNOWN_FAILURES=(
-  # After /labkit/open/ opened lesson 00, JupyterLab's file browser at / listed nothing for 120 s while 00's kernel was
-  # still "Initializing" (screenshots/landing_notebooks.png), in 2 of the last 3 fresh-clone CI runs and never when run
-  # alone; the cause (the server's contents answer delayed, or the listing never refreshed) is not found yet.
-  "tests/browser/test_classroom.py::test_the_lab_opens_at_lesson_00_with_solutions_reachable_and_chinese_all_the_way"
-)
+KNOWN_FAILURES=()
 # What to run: the test files or ids given first (all of tests/browser when none; `tools/run_tests.py` runs it as two suites,
 # test_classroom.py and the rest, side by side), then pytest's own options. A run that names tests (`-k`, or a test's
 # id with `::`) runs them as asked; any other leaves the known failures out.

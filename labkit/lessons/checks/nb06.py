@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import yaml
 
-from labkit._i18n import N_, _
+from labkit._i18n import N_, _, clauses
 
 from .._exercises import register, run_sync
 from .._tool_eval import call_text
@@ -45,7 +45,7 @@ def _parsed(answer: Any, parse: Callable[[str], _Parsed], not_text: str, broken:
     try:
         return parse(answer)
     except SkillError as error:
-        return broken + "; ".join(error.problems) + "."
+        return broken + clauses(error.problems) + "."
 
 
 def _wrong_cases(report: Any) -> str:
