@@ -272,23 +272,20 @@ def answer_each_form(page: Page, panel: Locator, path: str, tr: gettext.NullTran
 @pytest.mark.parametrize("edition", list(EDITIONS))
 def test_each_form_of_the_course_is_brought_into_view(laptop: Page, lab, edition: str) -> None:
     """Every lesson's Run All runs each cell, and each form it draws comes into the window by itself; the seconds from
-    drawn to in view are measured and recorded (`screenshots/classroom_<edition>.json`), never judged."""
+    drawn to in view are measured and recorded (`screenshots/classroom_<edition>.json`), never judged. What the run
+    leaves on the page is not surveyed again here: nbval proves a fresh run prints the stored outputs, and
+    test_every_lesson_is_readable_on_a_laptop measures those in both editions, every lesson."""
     folder, tr = EDITIONS[edition]
     measured: dict[str, list[float]] = {}
-    readable: dict[str, dict[str, Any]] = {}
     for lesson in COURSE:
         path = f"{folder}/{lesson}.ipynb"
         panel = open_lesson(laptop, lab.url, path)
         measured[lesson] = answer_each_form(laptop, panel, path, tr, f"{edition}_{lesson[:2]}")
         assert errors_in(panel) == [] and cell_errors(laptop) == [], (path, errors_in(panel), cell_errors(laptop))
         expect(laptop.locator(".labkit-waiting-banner")).to_have_count(0)
-        readable[lesson] = survey(laptop, panel, f"classroom_{edition}_{lesson[:2]}")
-    (SHOTS / f"classroom_{edition}.json").write_text(
-        json.dumps({"seconds_drawn_to_in_view": measured, "readability": readable}, indent=1)
-    )
-    print(f"seconds from drawn to in view ({edition}):", measured, "readability:", readable)
+    (SHOTS / f"classroom_{edition}.json").write_text(json.dumps({"seconds_drawn_to_in_view": measured}, indent=1))
+    print(f"seconds from drawn to in view ({edition}):", measured)
     assert any(measured.values()), measured  # the course asks for answers (03, 04): a run that met none is wrong
-    assert fits_a_laptop(readable), readable
 
 
 def fits_a_laptop(readable: dict[str, dict[str, Any]]) -> bool:
@@ -306,6 +303,12 @@ def test_the_lab_opens_at_lesson_00_with_solutions_reachable_and_chinese_all_the
         expect(page.locator(".lm-MenuBar-itemLabel").first).to_have_text(menu_file)
         tab = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
         expect(tab.locator(".jp-Cell").first).to_be_visible()
+        # This edition's lesson, by its path: both editions' lesson 00 have one file name, and the page restores the
+        # lesson left open before it opens the one asked for, and then moves the file browser to that one's folder
+        # (a click on home before that move ended in the lessons' folder: the CI failures of issue 37).
+        lesson = f"{folder}/00_start_here.ipynb"
+        page.wait_for_function(front("path => FRONT()?.context?.path === path"), arg=lesson, timeout=STALLED_S * 1000)
+        expect(page.locator(".jp-BreadCrumbs")).to_have_text(re.compile(rf"^/{re.escape(folder)}/$"))
         expect(page.locator("#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current")).to_contain_text("00_start_here.ipynb")
         shoot(page, f"landing_{folder.replace('/', '_')}")
         # the server's root is the repo: the lessons and the solutions are both in the file browser
