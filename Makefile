@@ -40,7 +40,8 @@ lab: $(STAMP) $(LAB_SETTINGS)
 	$(VENV)/bin/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. --LabApp.default_url=/labkit/open/$(START)
 
 # The tests (four suites) and the notebooks (English, Chinese) as six pytest runs, four at a time; each prints
-# its command. `make test SUITES="notebooks notebooks-zh-CN"` runs only the suites named; CI adds `browser`.
+# its command. `make test SUITES="notebooks notebooks-zh-CN"` runs only the suites named; CI adds the browser's
+# two (`browser-classroom`, `browser`).
 test: $(STAMP)
 	$(PY) tools/run_tests.py $(SUITES)
 

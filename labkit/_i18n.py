@@ -10,12 +10,13 @@ from __future__ import annotations
 import functools
 import gettext
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from labkit.errors import ConfigError
 from labkit.server_contract import LANGUAGE_ENV
 
-__all__ = ["LANGUAGES", "N_", "_", "folder_language", "in_language", "language", "ngettext"]
+__all__ = ["LANGUAGES", "N_", "_", "clauses", "folder_language", "in_language", "language", "listing", "ngettext"]
 
 LANGUAGES = ("en", "zh_CN")
 DOMAIN = "labkit"
@@ -84,6 +85,18 @@ def in_language(lang: str, message: str) -> str:
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The singular or plural form for `n`, in the learner's language."""
     return _catalog(language()).ngettext(singular, plural, n)
+
+
+def listing(items: Iterable[object]) -> str:
+    """`items` as a list inside a sentence, with the learner's language's separator (Chinese takes `、`)."""
+    # i18n: the separator between the items of a list inside a sentence ("a, b, c"); Chinese uses the enumeration comma
+    return _(", ").join(map(str, items))
+
+
+def clauses(items: Iterable[object]) -> str:
+    """`items` as clauses of one sentence ("a; b"), with the learner's language's semicolon (Chinese takes `；`)."""
+    # i18n: the separator between the clauses of one sentence ("a; b"); Chinese uses the full-width semicolon
+    return _("; ").join(map(str, items))
 
 
 def N_(message: str) -> str:

@@ -13,9 +13,11 @@ module may read it when imported; the launches after it are forked by warm Pytho
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -88,6 +90,10 @@ class _WarmPythons:
 
 
 _by_environment: dict[frozenset[tuple[str, str]], _WarmPythons] = {}
+_starting = threading.Lock()
+"""Held while an environment's warm Pythons are looked up, started or asked whether ready: launches run in threads
+(`launch_kernel`), two first launches in one environment must not start two pairs, and a warm Python's word that it
+is ready is read once."""
 
 
 def _fork_kernel(cmd: list[str], kwargs: dict[str, Any]) -> Forked | None:
@@ -106,14 +112,15 @@ def _fork_kernel(cmd: list[str], kwargs: dict[str, Any]) -> Forked | None:
     env["JPY_PARENT_PID"] = str(os.getpid())  # as jupyter_client's launcher sets it: ipykernel reads it at import
     shared = {name: value for name, value in env.items() if name not in _PER_LAUNCH}
     key = frozenset(shared.items())
-    warm = _by_environment.get(key)
-    if warm is None or warm.ended():
-        # Without abstract sockets or SOCK_SEQPACKET every kernel starts as jupyter_client starts it.
-        with contextlib.suppress(OSError):
-            _by_environment[key] = _WarmPythons(shared)
-        return None
-    if not warm.ready():
-        return None
+    with _starting:
+        warm = _by_environment.get(key)
+        if warm is None or warm.ended():
+            # Without abstract sockets or SOCK_SEQPACKET every kernel starts as jupyter_client starts it.
+            with contextlib.suppress(OSError):
+                _by_environment[key] = _WarmPythons(shared)
+            return None
+        if not warm.ready():
+            return None
     env[LENT_ENV] = f"{warm.servers.socket} {warm.servers.pid} {warm.kernels.pid}"
     stdin, closed = os.pipe()  # as jupyter_client gives an exec'd kernel: a pipe whose other end is closed
     os.close(closed)
@@ -128,7 +135,7 @@ def warm_python_pids() -> set[int]:
     """The pids of this process's warm Pythons for kernels and their servers: they serve every launch until we exit."""
     return {
         pid
-        for warm in _by_environment.values()
+        for warm in tuple(_by_environment.values())
         for python in (warm.kernels, warm.servers)
         if python.process.poll() is None
         for pid in python.pids
@@ -139,11 +146,16 @@ def wait_until_ready(timeout: float) -> bool:
     """Whether this process has started warm Pythons and every one is ready, waiting at most `timeout` seconds (for a
     benchmark or a test that wants its next launch forked)."""
     deadline = time.monotonic() + timeout
-    while not (_by_environment and all(warm.ready() for warm in _by_environment.values())):
+    while not _all_ready():
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.1)
     return True
+
+
+def _all_ready() -> bool:
+    with _starting:  # a launch's thread may be reading a warm Python's word that it is ready
+        return bool(_by_environment) and all(warm.ready() for warm in _by_environment.values())
 
 
 def _shadowed(folder: Path) -> bool:
@@ -166,7 +178,9 @@ class WarmKernelProvisioner(LocalProvisioner):  # type: ignore[misc]
     """jupyter_client's local provisioner, whose launches are forked by a warm Python where it can serve them."""
 
     async def launch_kernel(self, cmd: list[str], **kwargs: Any) -> KernelConnectionInfo:
-        forked = _fork_kernel(cmd, kwargs)
+        # A fork waits on another process (the warm Python's answer, or warm Pythons started): in a thread, so that
+        # Jupyter's event loop serves every other request meanwhile, however busy the machine or that Python is.
+        forked = await asyncio.to_thread(_fork_kernel, cmd, kwargs)
         if forked is None:
             return await super().launch_kernel(cmd, **kwargs)
         self.process = forked  # type: ignore[assignment]  # a Popen look-alike: poll, wait, send_signal, kill

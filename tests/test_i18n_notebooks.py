@@ -170,19 +170,16 @@ _CHINESE_WORDS = re.compile(r"[\u4e00-\u9fff]{2,}")
 # What may stay English, and why (the glossary's last paragraph says the same to the learner):
 _MAY_STAY_ENGLISH = (
     # text the simulated model reads, which it reads only in English: tool descriptions and results, the weekly
-    # report prompt, the order policy, the attacks' tasks and payloads, and the model's own decision notes
+    # report prompt, the order policy, the attacks' tasks and payloads (its decision notes quote them)
     re.compile(
         r"description|Add two integers|IMPORTANT|[Bb]efore (?:using|calling)|Deploy|deploy|the tool will not"
         r"|Saved the order-service|Already saved|Write the weekly order report|[Oo]rder policy|orders? (?:above|"
         r"still|leave)|paid orders|customer may|goods may|Tell me the fact|Search the docs|Send a message|"
-        r"Read my notes|AI agents reading|Assistant:|obeying|the user's task needs|untrusted-data markers|"
+        r"Read my notes|AI agents reading|Assistant:|untrusted-data markers|"
         r"[Ss]ummarise|[Tt]ranslate a text|Why did order-service errors rise since|Do not mention"
     ),
-    # identifiers: the scanner's rule names, the defences' names, an audit record's outcome codes, a dataclass repr
-    re.compile(
-        r"(?:[a-z][a-z_-]+, ){3,}[a-z][a-z_-]+|: (?:blocked|denied|allowed|approved), (?:not )?sent|"
-        r"^Confinement\("
-    ),
+    # a dataclass repr (a list of identifiers in a Chinese line takes 、, `labkit._i18n.listing`: not exempt)
+    re.compile(r"^Confinement\("),
     # Mermaid's own syntax in a diagram's source (`participant host as Host`)
     re.compile(r"^\s*(?:participant \w+ as|Note over)"),
     # business data: the log store's error messages, the SQLite rows
@@ -252,6 +249,21 @@ def test_the_english_sentence_check_finds_a_server_summary_and_spares_a_table_he
     assert unexplained_english(english) == english
 
 
+def test_a_list_of_identifiers_in_a_chinese_line_counts_as_english_unless_it_takes_the_enumeration_comma() -> None:
+    """What the 2026-12-04 measure of zh-CN 07 found: rule and defence names joined with a half-width ", "."""
+    lines = [
+        "扫描器扣下了 untrusted.poisoned/add：concealment, exfiltration, markup, pre-call-directive, secret-path",
+        "扫描器扣下了 untrusted.poisoned/add：concealment、exfiltration、markup、pre-call-directive、secret-path",
+        "2 次探测调用（logs__query_errors: blocked, not sent, untrusted.docs__search_docs: denied, not sent）",
+        "2 次探测调用（logs__query_errors: blocked/not sent、untrusted.docs__search_docs: denied/not sent）",
+    ]
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(outputs=[nbformat.v4.new_output("stream", text="\n".join(lines))])]
+    )
+    english, _sentences = english_sentence_lines(notebook)
+    assert unexplained_english(english) == [lines[0], lines[2]]
+
+
 @pytest.mark.parametrize("path", CHINESE + ENGLISH, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_output_shows_a_character_as_an_escape(path: Path) -> None:
     """JSON shown to a learner keeps its characters (`ensure_ascii=False`): `\\u628a` is unreadable."""
@@ -261,3 +273,37 @@ def test_no_output_shows_a_character_as_an_escape(path: Path) -> None:
         if int(m.group(1), 16) >= 0x80
     ]
     assert escaped == []
+
+
+def _labels_in_code(code: str) -> list[str]:
+    """The strings a code cell names table columns, rows or dict entries with: what its table shows as headings."""
+    try:
+        tree = ast.parse("\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))))
+    except SyntaxError:
+        return []
+    named: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            named += [key for key in node.keys if key is not None]
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+            named.append(node.slice)
+        elif isinstance(node, ast.keyword) and node.arg in ("name", "columns"):
+            named += node.value.elts if isinstance(node.value, (ast.List, ast.Tuple)) else [node.value]
+    return [n.value for n in named if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+
+
+@pytest.mark.parametrize("path", _CHINESE_END_TO_END, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_chinese_lessons_own_tables_head_their_columns_in_chinese(path: Path) -> None:
+    """A heading the lesson's code writes as a phrase ("how it works", "honest retry") is translated in the lesson's
+    catalog like its printed labels; one word (`attack`, `sent`) is a field name and stays (the glossary says so)."""
+    notebook = nbformat.read(path, as_version=4)
+    english = sorted(
+        {
+            label
+            for cell in notebook.cells
+            if cell.cell_type == "code"
+            for label in _labels_in_code(cell.source)
+            if _is_sentence(label) and i18n._is_prose(label) and not _CHINESE_WORDS.search(label)
+        }
+    )
+    assert english == []

@@ -136,6 +136,9 @@ async def test_the_story_marks_where_it_entered_and_where_it_stopped(runs):
     marks = table[table[""] != ""]
     assert list(marks[""]) == ["◀ entered", "■ stopped"]
     assert "outside the workspace" in marks.iloc[1]["summary"]
+    # each call the model made says why, from the reason the model sent with it (not words found in its notes)
+    said = [s for s in table["summary"] if s.startswith("tool_use ")]
+    assert said and all(" ← obeying the result of " in s or " ← the user's task needs " in s for s in said), said
 
 
 async def test_a_person_is_asked_with_the_full_arguments(runs):

@@ -77,3 +77,15 @@ def test_06_2_is_judged_by_the_call_the_orders_server_received():
     assert not three.passed and "limit=3" in three.message
     prose = check("06.2", SKILL.replace("2. Call `query_orders(", "2. Look up `query_orders("))
     assert not prose.passed and "0 of 4" in prose.message
+
+
+@pytest.mark.parametrize(
+    ("key", "refused_answer", "broken"),
+    [("06.1", "x" * 1025, "the description"), ("06.2", SKILL.replace("---\n", "", 1), "the SKILL.md")],
+)
+def test_06_1_and_06_2_judge_no_answer_they_cannot_read_and_say_why(key, refused_answer, broken):
+    """One rule for both: an answer that is not a string is named by its type; one the parser refuses lists each rule
+    it breaks. Neither reaches an evaluation run (no server is started)."""
+    assert "as a string, not list." in check(key, ["a list"]).message
+    refused = check(key, refused_answer)
+    assert not refused.passed and f"{broken} breaks the format: " in refused.message

@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import CodeType, FrameType
 from typing import Any
 
 import psutil
 import pytest
 from jupyter_client.kernelspec import KernelSpecManager
-from jupyter_client.manager import start_new_kernel
+from jupyter_client.manager import AsyncKernelManager, start_new_kernel
 
 from labkit import _warm_kernels
-from labkit._warm import LENT_ENV, WARM_START_ENV, Forked
+from labkit._warm import LENT_ENV, WARM_START_ENV, Forked, fork
 from labkit.host import REPO_ROOT
 
 LIMIT = 60
@@ -196,6 +199,66 @@ def test_a_server_of_a_forked_kernel_sees_what_a_cold_started_one_sees(warm: Non
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=False)
+
+
+WAITED = "Jupyter's event loop waited for the warm Python's answer"
+TURNED = "Jupyter's event loop went on while the launch waited for the warm Python"
+
+
+async def test_jupyters_event_loop_goes_on_while_a_warm_python_is_slow_to_fork_a_kernel(warm: None) -> None:
+    """A loaded machine makes a warm Python slow to answer (here: stopped until the outcome is known). Meanwhile the
+    loop that serves every request of the Jupyter server must go on: the launch waits in a thread of its own."""
+    stopped = [w.kernels.pid for w in _warm_kernels._by_environment.values() if w.ready()]
+    assert stopped, "no warm Python ready to fork kernels"
+    loop_thread, launch_waits, loop_went_on = threading.get_ident(), threading.Event(), threading.Event()
+    outcome: list[str] = []
+    decided = threading.Event()
+
+    def watch() -> None:  # the outcome, from where each thread is: no clock involved
+        while not decided.is_set():
+            waiting = {ident for ident, frame in sys._current_frames().items() if _inside(frame, fork.__code__)}
+            if loop_thread in waiting:
+                outcome.append(WAITED)
+            elif waiting and loop_went_on.is_set():
+                outcome.append(TURNED)
+            elif waiting:
+                launch_waits.set()
+            if outcome:
+                decided.set()
+            decided.wait(0.005)
+        for pid in stopped:
+            os.kill(pid, signal.SIGCONT)
+
+    for pid in stopped:
+        os.kill(pid, signal.SIGSTOP)
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    manager = AsyncKernelManager(kernel_name="python3")
+    try:
+        launch: asyncio.Future[None] = asyncio.ensure_future(manager.start_kernel(cwd=NOTEBOOKS))
+        while not decided.is_set():
+            if launch_waits.is_set():
+                loop_went_on.set()  # this line ran: the loop turned while the launch waited
+            if launch.done():
+                outcome.append(f"the launch ended without asking a warm Python: {launch}")
+                decided.set()
+            await asyncio.sleep(0.005)
+        await launch
+        assert outcome[0] == TURNED
+        assert isinstance(manager.provisioner.process, Forked)
+    finally:
+        decided.set()
+        watcher.join()
+        if manager.has_kernel:
+            await manager.shutdown_kernel(now=True)
+
+
+def _inside(frame: FrameType | None, code: CodeType) -> bool:
+    while frame is not None:
+        if frame.f_code is code:
+            return True
+        frame = frame.f_back
+    return False
 
 
 @pytest.mark.parametrize("launch", ["a folder with a yaml.py", "a folder with a matplotlibrc", "another environment"])

@@ -1,8 +1,8 @@
 """Run the lab's test suites side by side (`make test`): the tests in four suites, the English and Chinese notebooks.
 
     python tools/run_tests.py [--serial | --jobs N] [SUITE ...]
-        (suites: tests, tests-processes, tests-attacks, tests-faults, notebooks, notebooks-zh-CN; and browser,
-        only when named)
+        (suites: tests, tests-processes, tests-attacks, tests-faults, notebooks, notebooks-zh-CN; and
+        browser-classroom and browser, only when named)
 
 Each suite is one pytest process; they share no files (the Chinese notebooks get a data folder of their
 own, each test process makes its own), so on a machine with two cores they take about half the time in a
@@ -12,9 +12,10 @@ added up (in one suite, the tests alone took over 20 minutes for 9 minutes of CP
 files that start whole rooms, kernels and warm Pythons; `tests-attacks` the attack corpus and the security tests
 (many sandboxed servers, started cold); `tests-faults` the fault tests; `tests` the rest.
 At most `--jobs` suites run at once (4); a suite named beyond that starts, in order, as soon as one ends.
-CI names `browser` first (`.ci/browser.sh`: the lessons in JupyterLab and Chromium, which needs Chromium), as
-the suite with the most CPU seconds, so that it does not run alone at the end; the two cores are never shared
-more thinly than by four suites.
+CI names the browser check's two suites first (`.ci/browser.sh`: the lessons in JupyterLab and Chromium, which
+needs Chromium; `browser-classroom` is tests/browser/test_classroom.py, `browser` the other files), as the suites
+with the most CPU seconds, so that they do not run alone at the end; the two cores are never shared more thinly
+than by four suites.
 Each suite's output goes to `out/test-logs/<suite>.log`; a line is printed as each ends (its wall time and CPU
 seconds: on a busy machine the first grows, the second hardly), and the whole
 log of a suite that failed. The `tests` suite also reports its coverage of labkit and the servers (no threshold).
@@ -56,7 +57,10 @@ _APART = {
     "tests-attacks": ("tests/attack_corpus", "tests/test_security*.py"),
     "tests-faults": ("tests/test_faults*.py",),
 }
-_NAMED_ONLY = ("browser",)
+# The browser check (`.ci/browser.sh`) as two suites, each its own JupyterLab and Chromium: one pytest is one test at a
+# time, and as one suite it ran alone for the last minutes of CI, on one of the two cores.
+_BROWSER_APART = "tests/browser/test_classroom.py"
+_NAMED_ONLY = ("browser-classroom", "browser")
 _JOBS = 4
 
 
@@ -67,12 +71,14 @@ def suites() -> dict[str, list[str]]:
         for name, patterns in _APART.items()
     }
     elsewhere = [f"--ignore={path}" for paths in apart.values() for path in paths]
+    browser = sorted(str(p.relative_to(REPO)) for p in REPO.glob("tests/browser/test_*.py"))
     return {
         "tests": [*_PYTEST, *_PER_FILE, *_COVERAGE, "tests", *elsewhere],
         **{name: [*_PYTEST, *_PER_FILE, *paths] for name, paths in apart.items()},
         "notebooks": [*_NBVAL, "notebooks", "solutions"],
         "notebooks-zh-CN": [*_NBVAL, "zh-CN/notebooks", "zh-CN/solutions"],
-        "browser": ["bash", ".ci/browser.sh"],
+        "browser-classroom": ["bash", ".ci/browser.sh", _BROWSER_APART],
+        "browser": ["bash", ".ci/browser.sh", *(path for path in browser if path != _BROWSER_APART)],
     }
 
 

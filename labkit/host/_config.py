@@ -11,7 +11,7 @@ from typing import Any
 import json5
 from dotenv import dotenv_values
 
-from .._i18n import _
+from .._i18n import _, listing
 from ..processes import ServerSpec
 from ._variables import ConfigError, Variables, input_ids
 
@@ -67,7 +67,7 @@ class McpConfig:
                 field["writeOnly"] = True
             properties[id_] = field
         message = _("The MCP config {source} needs values for its servers: {ids}").format(
-            source=self.source, ids=", ".join(ids)
+            source=self.source, ids=listing(ids)
         )
         return message, {"type": "object", "properties": properties, "required": list(ids)}
 
@@ -148,14 +148,14 @@ def _check_keys(entry: Mapping[str, Any], where: str) -> None:
     if unknown:
         raise ConfigError(
             _("{where}: the lab's host does not support {keys}; it reads {known}").format(
-                where=where, keys=", ".join(repr(k) for k in unknown), known=", ".join(sorted(_USED))
+                where=where, keys=listing(repr(k) for k in unknown), known=listing(sorted(_USED))
             )
         )
     kind = entry.get("type")
     if kind is not None and kind not in _TYPES:
         raise ConfigError(
             _("{where}: type {kind!r} is not supported; the lab's host connects to {types}").format(
-                where=where, kind=kind, types=", ".join(_TYPES)
+                where=where, kind=kind, types=listing(_TYPES)
             )
         )
     if "disabled" in entry and not isinstance(entry["disabled"], bool):
@@ -172,7 +172,7 @@ def _inputs(declared: Any, source: str) -> dict[str, Mapping[str, Any]]:
         if item.get("type") not in _INPUT_TYPES:
             raise ConfigError(
                 _("{source}: input {id!r} has type {type!r}; the lab's host asks only {types}").format(
-                    source=source, id=item["id"], type=item.get("type"), types=", ".join(_INPUT_TYPES)
+                    source=source, id=item["id"], type=item.get("type"), types=listing(_INPUT_TYPES)
                 )
             )
         inputs[item["id"]] = item

@@ -9,7 +9,7 @@ from typing import Any
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from .._i18n import _
+from .._i18n import _, listing
 from ..trace import Kind, Trace
 from ._guards import Guard
 from ._sanitise import sanitise
@@ -84,7 +84,7 @@ def instructions_prompt(trace: Trace, clients: dict[str, Client], guards: Sequen
         "host",
         "host",
         Kind.HOST_CONTEXT,
-        _("puts the instructions of {servers} in the system prompt").format(servers=", ".join(told)),
+        _("puts the instructions of {servers} in the system prompt").format(servers=listing(told)),
         payload=told,
     )
     lines = [_("Instructions from the MCP servers:"), *(f"[{server}] {text}" for server, text in told.items())]

@@ -8,7 +8,7 @@ from typing import Any
 
 from mcp_types import Tool
 
-from labkit._i18n import _
+from labkit._i18n import _, clauses, listing
 
 from ..trace import Outcome
 from ._guards import Guard
@@ -70,7 +70,7 @@ class GateDecision:
 
     @property
     def summary(self) -> str:
-        reasons = _("; ").join(self.reasons)  # the separator too: Chinese writes a full-width semicolon
+        reasons = clauses(self.reasons)
         return (_("allowed: {reasons}") if self.allowed else _("blocked: {reasons}")).format(reasons=reasons)
 
 
@@ -121,7 +121,7 @@ async def check_call(
     declared = tool.input_schema.get("properties") or {}
     ignored = tuple(k for k in _MODEL_WRITTEN_APPROVALS if k in arguments and k not in declared)
     if ignored:
-        reasons.append(_("ignored approval written by the model: {ignored}").format(ignored=", ".join(ignored)))
+        reasons.append(_("ignored approval written by the model: {ignored}").format(ignored=listing(ignored)))
     review: list[str] = []
     for guard in guards:
         blocked = await guard.on_call(server, tool, name, arguments)

@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 from mcp_types import Tool
 
-from .._i18n import _, ngettext
+from .._i18n import _, listing, ngettext
 from ..processes import REPO_ROOT, WORKDIR_ENV, LabTempDir, ServerSpec
 from ..trace import Kind, Trace
 from ._audit import AuditLog
@@ -177,7 +177,7 @@ class Host:
         if self.connector.elicit is None:
             raise ConfigError(
                 _("{source} asks for {ids}: pass inputs={{...}} or elicit=labkit.widget_form(...)").format(
-                    source=config.source, ids=", ".join(missing)
+                    source=config.source, ids=listing(missing)
                 )
             )
         message, schema = config.input_form(missing)
@@ -190,14 +190,14 @@ class Host:
         if answer is None or any(id_ not in answer for id_ in missing):
             raise ConfigError(
                 _("{source}: the form for {ids} was declined, so its servers cannot start").format(
-                    source=config.source, ids=", ".join(missing)
+                    source=config.source, ids=listing(missing)
                 )
             )
         self.trace.record(
             "user",
             "host",
             Kind.USER_ANSWER,
-            _("answered {ids}").format(ids=", ".join(missing)),
+            _("answered {ids}").format(ids=listing(missing)),
             payload={"inputs": missing},
         )
         return {**self._answers, **{id_: str(answer[id_]) for id_ in missing}}
@@ -351,10 +351,10 @@ class Host:
             answer = guard.on_deliver(answer)
         missing = self._missing_work()
         if missing:
-            reason = _("not delivered: the task needs {tools}, which did not succeed").format(tools=", ".join(missing))
+            reason = _("not delivered: the task needs {tools}, which did not succeed").format(tools=listing(missing))
             self.trace.record("host", "host", Kind.HOST_CHECK, reason, payload={"missing": missing})
             return self._stop(answer, reason, rounds)
-        checked = ", ".join(f"{t} ✓" for t in self.required_tools) or _("no required tools")
+        checked = listing(f"{t} ✓" for t in self.required_tools) or _("no required tools")
         self.trace.record("host", "host", Kind.HOST_CHECK, _("required work done: {checked}").format(checked=checked))
         self.trace.record("host", "user", Kind.HOST_DELIVER, answer, payload={"text": answer})
         return RunResult(answer, True, _("delivered"), rounds)

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import httpx2
 
+from .._i18n import _
 from ..errors import ConfigError
 from ..trace import OFFLINE_KEY, SIMULATED_MODEL, ModelTap, Trace
 
@@ -43,13 +44,19 @@ def select_model(provider: Provider | None = None, env: Mapping[str, str] | None
     setting = env.get(ENV_VAR, "").strip()
     if not setting:
         return ModelSelection(provider or "anthropic", SIMULATED_MODEL, live=False)
-    chosen, _, model = setting.partition(":")
+    chosen, _colon, model = setting.partition(":")
     if chosen not in _KEY_VARS or not model:
-        raise ConfigError(f"{ENV_VAR}={setting!r}: expected 'anthropic:<model>' or 'openai:<model>'")
+        raise ConfigError(
+            _("{var}={setting!r}: expected 'anthropic:<model>' or 'openai:<model>'").format(
+                var=ENV_VAR, setting=setting
+            )
+        )
     if provider and provider != chosen:
         return ModelSelection(provider, SIMULATED_MODEL, live=False)
     if not env.get(_KEY_VARS[chosen]):
-        raise ConfigError(f"{ENV_VAR}={setting!r} needs {_KEY_VARS[chosen]} to be set")
+        raise ConfigError(
+            _("{var}={setting!r} needs {key} to be set").format(var=ENV_VAR, setting=setting, key=_KEY_VARS[chosen])
+        )
     return ModelSelection(chosen, model, live=True)  # type: ignore[arg-type]
 
 
@@ -79,7 +86,9 @@ def model_client(
         options: dict[str, Any] = {"api_key": env[_KEY_VARS[selection.provider]], "max_retries": _LIVE_RETRIES}
     else:
         if offline is None and base_url is None:
-            raise ValueError("no model is selected (LABKIT_MODEL is unset): pass base_url= or an offline transport")
+            raise ValueError(
+                _("no model is selected ({var} is unset): pass base_url= or an offline transport").format(var=ENV_VAR)
+            )
         inner = network() if base_url else offline
         options = {
             "api_key": OFFLINE_KEY,

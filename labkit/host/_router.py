@@ -14,7 +14,7 @@ from mcp import InputRequiredRoundsExceededError
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, CallToolResult
 
-from labkit._i18n import _
+from labkit._i18n import _, clauses, listing
 from labkit._notebook_errors import interrupted
 
 from .._time_limits import scaled
@@ -102,7 +102,7 @@ class ToolRouter:
             **_ignored(decision.ignored_fields),
         )
         if not decision.allowed:
-            return self._refuse(call, route, decision.outcome, "; ".join(decision.reasons), arguments)
+            return self._refuse(call, route, decision.outcome, clauses(decision.reasons), arguments)
         verdict = "allowed" if decision.approval == "not needed" else f"allowed ({decision.approval})"
         # An approval the model wrote itself carries no weight, so it is not passed on either.
         sent = {k: v for k, v in arguments.items() if k not in decision.ignored_fields}
@@ -114,7 +114,7 @@ class ToolRouter:
 
     def _unlisted(self, call: ToolCall) -> ToolResult:
         """Fail closed: a name the host does not list now is refused here, and no server sees the call."""
-        offered = ", ".join(self.pool.names)
+        offered = listing(self.pool.names)
         self.trace.record(
             "host",
             "host",

@@ -10,7 +10,7 @@ from typing import Any
 
 from mcp_types import ElicitResult
 
-from labkit._i18n import _
+from labkit._i18n import _, clauses, listing
 
 from ._connector import FORM_ABOUT, Elicitor
 from ._host import Asker
@@ -41,13 +41,13 @@ def answer_problems(schema: dict[str, Any], answer: dict[str, Any]) -> list[str]
         label, value = spec.get("title") or name, answer.get(name)
         if value in (None, "") and name in schema.get("required", ()):
             choices = (
-                _(": pick one of {values}").format(values=", ".join(map(str, spec["enum"]))) if "enum" in spec else ""
+                _(": pick one of {values}").format(values=listing(map(str, spec["enum"]))) if "enum" in spec else ""
             )
             problems.append(_("{label} is required{choices}").format(label=label, choices=choices))
         elif "enum" in spec and value is not None and value not in spec["enum"]:
             problems.append(
                 _("{label} must be one of {values}, not {value!r}").format(
-                    label=label, values=", ".join(map(str, spec["enum"])), value=value
+                    label=label, values=listing(map(str, spec["enum"])), value=value
                 )
             )
     return problems
@@ -111,7 +111,7 @@ def widget_form(scripted: dict[str, Any], *, timeout: float = 600.0) -> Elicitor
             given = {n: f.value for n, f in fields.items() if f.value is not None}
             problems = answer_problems(schema, given)
             if problems:
-                status.value = _("⚠ not sent: {problems}").format(problems=html.escape("; ".join(problems)))
+                status.value = _("⚠ not sent: {problems}").format(problems=html.escape(clauses(problems)))
             elif not answer.done():
                 answer.set_result(given)
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from labkit._i18n import _
+from labkit._i18n import _, listing
 
 from ..security import reveal
 from ..trace import Event, Kind, Meta, Outcome
@@ -36,9 +36,9 @@ _NOTEWORTHY = frozenset({Outcome.WITHHELD, Outcome.IGNORED, Outcome.REFUSED, Out
 
 
 def _said(event: Event) -> str:
-    """The model's reason for a tool call, from the simulator's decision notes."""
-    notes = [n for n in event.meta.get("decision") or [] if n.startswith(("naive: obeying", "naive: the user"))]
-    return f"{event.summary} ← {notes[-1][len('naive: ') :]}" if notes else event.summary
+    """A model response with the model's reason for its calls, where it gave one (the naive model does)."""
+    reason = event.meta.get(Meta.REASON)
+    return f"{event.summary} ← {reason}" if reason else event.summary
 
 
 def _call(event: Event) -> str:
@@ -50,8 +50,9 @@ def _call(event: Event) -> str:
         text = local_paths(json.dumps(value, ensure_ascii=False))
         shown.append(f"{key}={text[:_VALUE_LIMIT]}" + ("…" if len(text) > _VALUE_LIMIT else ""))
     leaked = canaries_in(arguments)
-    return _("tools/call {tool}({shown})").format(tool=params.get("name"), shown=", ".join(shown)) + (
-        _(" carrying {leaked}").format(leaked=", ".join(leaked)) if leaked else ""
+    signature = ", ".join(shown)  # a call's arguments are written as code, whatever the learner's language
+    return _("tools/call {tool}({shown})").format(tool=params.get("name"), shown=signature) + (
+        _(" carrying {leaked}").format(leaked=listing(leaked)) if leaked else ""
     )
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from labkit._i18n import _
+from labkit._i18n import _, listing
 
 from ..host import ServerSpec
 from ..security import ApprovalDesk
@@ -35,7 +35,7 @@ def _canary_at(server: str) -> Oracle:
     def oracle(evidence: Evidence) -> str | None:
         leaked = sorted({c for call in evidence.got(server) for c in canaries_in(call["arguments"])})
         return (
-            _("the {server} server received {leaked} in its arguments").format(server=server, leaked=", ".join(leaked))
+            _("the {server} server received {leaked} in its arguments").format(server=server, leaked=listing(leaked))
             if leaked
             else None
         )

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, get_args
 
-from labkit._i18n import N_, _
+from labkit._i18n import N_, _, listing
 
 from ..host import (
     Api,
@@ -112,11 +112,11 @@ async def run_scenario(
     if scenario not in TASKS:
         raise ValueError(
             _("unknown scenario {scenario!r}; choose one of {names}").format(
-                scenario=scenario, names=", ".join(SCENARIO_NAMES)
+                scenario=scenario, names=listing(SCENARIO_NAMES)
             )
         )
     if api not in get_args(Api):
-        raise ValueError(_("unknown api {api!r}; choose one of {apis}").format(api=api, apis=", ".join(get_args(Api))))
+        raise ValueError(_("unknown api {api!r}; choose one of {apis}").format(api=api, apis=listing(get_args(Api))))
     trace = trace if trace is not None else Trace()
     provider: Provider = "anthropic" if api == "anthropic" else "openai"
     model = select_model(provider, env).model

@@ -12,7 +12,7 @@ from typing import Any
 
 from mcp import Client
 
-from labkit._i18n import N_, _
+from labkit._i18n import N_, _, listing
 
 from ..host import Api, Conversation, select_model, stdio_transport, wire_tool
 from ..trace import Trace
@@ -225,7 +225,7 @@ async def run_tool_eval(
     if unknown:
         raise ValueError(
             _("the test set expects {unknown}, which the offered tools ({names}) do not include").format(
-                unknown=", ".join(unknown), names=", ".join(sorted(names))
+                unknown=listing(unknown), names=listing(sorted(names))
             )
         )
     selection = select_model(provider, env)  # type: ignore[arg-type]

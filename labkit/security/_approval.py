@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from labkit._i18n import _
+from labkit._i18n import _, clauses, listing
 
 from ..host import Waited, WaitingForm, argument_hash, scripted_user_active
 from ..trace import Kind, Outcome, Trace
@@ -123,7 +123,7 @@ def careful_flow(flow: Flow) -> tuple[bool, str]:
     """The scripted person asked about a flow: data a trusted server gave never goes to an untrusted one, whatever
     the call looks like (notebook 07)."""
     return False, _("data from {sources} would go to {target}, a server the host does not trust").format(
-        sources=", ".join(flow.source_servers), target=flow.target
+        sources=listing(flow.source_servers), target=flow.target
     )
 
 
@@ -142,7 +142,7 @@ def careful_provenance(steered: Provenance) -> tuple[bool, str]:
 def consequence(tool: str, arguments: dict[str, Any]) -> str:
     """What a yes to this call allows, in one sentence, or "" when the careful user would see nothing wrong."""
     found = concerns(tool, arguments)
-    return _("You approved {allowed}.").format(allowed="; ".join(c.allowed for c in found)) if found else ""
+    return _("You approved {allowed}.").format(allowed=clauses(c.allowed for c in found)) if found else ""
 
 
 def approve_all(server: str, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
@@ -237,7 +237,7 @@ class ApprovalDesk:
             "user",
             Kind.HOST_APPROVAL,
             _("asks whether data from {sources} may go to {target}").format(
-                sources=", ".join(flow.sources), target=self._who(flow.target)
+                sources=listing(flow.sources), target=self._who(flow.target)
             ),
             name=flow.tool,
             server=flow.target,
@@ -248,7 +248,7 @@ class ApprovalDesk:
         question = _("<b>Let data leave a server the host trusts?</b><pre>{question}</pre>").format(
             question=html.escape(shown)
         )
-        if_yes = _("data from {sources} sent to {target}").format(sources=", ".join(flow.sources), target=flow.target)
+        if_yes = _("data from {sources} sent to {target}").format(sources=listing(flow.sources), target=flow.target)
         request = ApprovalRequest(
             flow.target, flow.tool, argument_hash({"flow": shown}), shown, approved, reason, "scripted user", if_yes
         )

@@ -11,7 +11,7 @@ from typing import Any
 
 from mcp_types import Tool
 
-from labkit._i18n import _
+from labkit._i18n import _, clauses
 
 from ..host import Guard
 from ..trace import Kind, Outcome, Trace
@@ -56,7 +56,7 @@ class HintsGuard(Guard):
                 "host",
                 "host",
                 Kind.HOST_HINTS,
-                _("ignores {server}'s annotations (untrusted hints): ").format(server=server) + "; ".join(hinted),
+                _("ignores {server}'s annotations (untrusted hints): ").format(server=server) + clauses(hinted),
                 server=server,
                 outcome=Outcome.IGNORED,
                 by=self.name,

@@ -12,7 +12,7 @@ from urllib.parse import unquote_plus
 
 from mcp_types import Tool
 
-from labkit._i18n import _
+from labkit._i18n import _, listing
 
 from ..host import Guard, needs_approval
 from ..trace import Kind, Outcome, Trace, base64_texts
@@ -49,7 +49,7 @@ class Flow:
             "Send data from {sources} (a server the host trusts) to {target}, a server the host does NOT trust? "
             "The call {tool} carries it in {argument!r}: {data!r}"
         ).format(
-            sources=", ".join(self.sources), target=self.target, tool=self.tool, argument=self.argument, data=self.data
+            sources=listing(self.sources), target=self.target, tool=self.tool, argument=self.argument, data=self.data
         )
 
 
@@ -197,7 +197,7 @@ class TaintGuard(Guard):
                 _("a person let data from {sources} go to the untrusted {target}")
                 if approved
                 else _("refused: data from {sources} would go to the untrusted {target}")
-            ).format(sources=", ".join(flow.sources), target=flow.target),
+            ).format(sources=listing(flow.sources), target=flow.target),
             name=name,
             server=server,
             outcome=Outcome.APPROVED if approved else Outcome.REFUSED,
@@ -208,7 +208,7 @@ class TaintGuard(Guard):
             return None
         return _(
             "its arguments carry data from {sources}, which the host trusts, to {target}, which it does not"
-        ).format(sources=", ".join(flow.sources), target=flow.target)
+        ).format(sources=listing(flow.sources), target=flow.target)
 
     async def _steered(self, steered: Provenance) -> str | None:
         approved = await self.ask_provenance(steered) if self.ask_provenance is not None else False

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from labkit._i18n import _
+from labkit._i18n import _, listing
 
 from ..host import Guard
 
@@ -46,7 +46,7 @@ class FormGuard(Guard):
         return _(
             "the untrusted {server} server asks for a secret ({fields}); servers must not ask for passwords, "
             "API keys or tokens in a form"
-        ).format(server=server, fields=", ".join(asked))
+        ).format(server=server, fields=listing(asked))
 
 
 def _free_text(spec: Any) -> bool:

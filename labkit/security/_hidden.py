@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from labkit._i18n import _
+from labkit._i18n import _, listing
 
 __all__ = ["HIDDEN", "count_hidden", "readable", "reveal", "strip_hidden"]
 
@@ -40,7 +40,7 @@ def _label(run: str) -> str:
         decoded = "".join(chr(ord(c) - _TAG_BASE) for c in run if 0xE0020 <= ord(c) <= 0xE007E)
         return _("⟦{n_run} tag characters: {decoded!r}⟧").format(n_run=len(run), decoded=decoded)
     names = [unicodedata.name(c, f"U+{ord(c):04X}") if ord(c) > 0x9F else f"U+{ord(c):04X}" for c in run]
-    shown = ", ".join(dict.fromkeys(names))
+    shown = listing(dict.fromkeys(names))
     return f"⟦{len(run)}× {shown}⟧"
 
 

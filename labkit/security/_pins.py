@@ -11,7 +11,7 @@ from typing import Any
 
 from mcp_types import Tool
 
-from labkit._i18n import _
+from labkit._i18n import _, clauses, listing
 
 from ..host import Guard, wire_tool
 from ..trace import Kind, Outcome, Trace
@@ -159,7 +159,7 @@ class PinGuard(Guard):
             "host",
             Kind.HOST_PIN,
             _("pins withheld from {server}: ").format(server=server)
-            + ", ".join(sorted(refused - {INSTRUCTIONS}))
+            + listing(sorted(refused - {INSTRUCTIONS}))
             + _(" (until a person approves)"),
             server=server,
             outcome=Outcome.WITHHELD,
@@ -175,7 +175,7 @@ class PinGuard(Guard):
             "host",
             "user",
             Kind.HOST_PIN,
-            _("asks to approve {server}: ").format(server=server) + "; ".join(c.summary for c in changes),
+            _("asks to approve {server}: ").format(server=server) + clauses(c.summary for c in changes),
             payload=[c.__dict__ for c in changes],
             server=server,
             changed=changed,

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_types import CallToolResult, TextContent
 
-from labkit._i18n import N_, _
+from labkit._i18n import N_, _, clauses, listing
 
 from ..host import (
     AuditLog,
@@ -106,9 +106,9 @@ async def _refusable(host: Host, trusted: frozenset[str]) -> Answer:
             )
         ]
     )
-    problems += [_("never asked about {skipped}").format(skipped=", ".join(skipped))] if skipped else []
+    problems += [_("never asked about {skipped}").format(skipped=listing(skipped))] if skipped else []
     if problems:
-        return Answer(QUESTIONS[0], False, "; ".join(problems))
+        return Answer(QUESTIONS[0], False, clauses(problems))
     return Answer(
         QUESTIONS[0],
         True,
@@ -196,7 +196,7 @@ async def _audited(host: Host) -> Answer:
     await probe.execute(ToolCall("probe-2", name, _valid_arguments(tool.input_schema)))
     lines = probe.audit.entries
     complete = all(e.server and e.tool and e.args_hash and e.decision and e.outcome for e in lines)
-    decisions = ", ".join(f"{e.tool}: {e.decision}, {e.outcome}" for e in lines)
+    decisions = listing(f"{e.tool}: {e.decision}/{e.outcome}" for e in lines)
     return Answer(
         QUESTIONS[4],
         len(lines) == 2 and complete,

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from urllib.parse import urlsplit
 
-from labkit._i18n import _
+from labkit._i18n import _, listing
 
 from ..host import Guard
 from ..trace import Kind, Outcome, Trace
@@ -91,7 +91,7 @@ class SafeAnswer(Guard):
                 "host",
                 Kind.HOST_SANITIZE,
                 _("removed {n} link(s) or image(s) to hosts the user did not allow from the answer: {hosts}").format(
-                    n=len(removed), hosts=", ".join(sorted({r.host for r in removed}))
+                    n=len(removed), hosts=listing(sorted({r.host for r in removed}))
                 ),
                 outcome=Outcome.WITHHELD,
                 by=self.name,

@@ -8,7 +8,7 @@ import re
 import secrets
 from collections.abc import Callable
 
-from labkit._i18n import _
+from labkit._i18n import _, listing
 
 from ..host import Guard
 from ..trace import Kind, Trace
@@ -65,7 +65,7 @@ class UntrustedResults(Guard):
                 )
             return clean
         rules = sorted({f.rule for f in scan_text(text, "result") if f.rule != "hidden-characters"})
-        told = _("; instructions for the model in it ({rules})").format(rules=", ".join(rules)) if rules else ""
+        told = _("; instructions for the model in it ({rules})").format(rules=listing(rules)) if rules else ""
         self.trace.record(
             "host",
             "host",

@@ -8,7 +8,7 @@ from typing import Any
 
 from mcp_types import Tool
 
-from labkit._i18n import _
+from labkit._i18n import _, listing
 
 from ..host import Guard
 from ..trace import Kind, Outcome, Trace
@@ -66,20 +66,20 @@ class ScanGuard(Guard):
             review = sorted({f.rule for f in found if f.severity == "review"})
             if review:
                 self.reviewed[(server, tool.name)] = _("the scanner asks a person to review it ({review})").format(
-                    review=", ".join(review)
+                    review=listing(review)
                 )
             findings = [f for f in found if f.severity == "block"]
             if not findings:
                 kept.append(tool)
                 continue
             rules = sorted({f.rule for f in findings})
-            self.withheld[(server, tool.name)] = _("the scanner flagged it ({rules})").format(rules=", ".join(rules))
+            self.withheld[(server, tool.name)] = _("the scanner flagged it ({rules})").format(rules=listing(rules))
             self.trace.record(
                 "host",
                 "host",
                 Kind.HOST_SCAN,
                 _("scanner withheld {server}/{name}: {rules}").format(
-                    server=server, name=tool.name, rules=", ".join(rules)
+                    server=server, name=tool.name, rules=listing(rules)
                 ),
                 name=tool.name,
                 payload=[asdict(f) for f in findings],
@@ -107,7 +107,7 @@ class ScanGuard(Guard):
         findings = [f for f in scan_text(text, "instructions", self.rules) if f.severity == "block"]
         if not findings:
             return text
-        rules = ", ".join(sorted({f.rule for f in findings}))
+        rules = listing(sorted({f.rule for f in findings}))
         self.trace.record(
             "host",
             "host",

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
-from labkit._i18n import N_, _
+from labkit._i18n import N_, _, listing
 
 from ..host import GatePolicy, Guard, Host, ServerSpec, confinement
 from ..trace import Kind, Trace
@@ -90,7 +90,7 @@ class Defences:
             if len(on) == len(DEFENCES)
             else _("no defences")
             if not on
-            else _("only {on}").format(on=", ".join(on))
+            else _("only {on}").format(on=listing(on))
         )
 
     def table(self) -> pd.DataFrame:

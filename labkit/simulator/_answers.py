@@ -6,7 +6,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from labkit._i18n import _, ngettext
+from labkit._i18n import _, clauses, ngettext
 
 from ._dialogue import Dialogue, ToolOutcome, ToolSeen
 from ._quoting import cut, failed, in_words, join_sentences, json_of, quote_chart, quote_query
@@ -101,11 +101,11 @@ def _orders_sentence(lists: list[dict[str, Any]], question: str) -> str:
                 )
             )
     head = (
-        _("In {week}: {parts}.").format(week=named.group(), parts="; ".join(parts))
+        _("In {week}: {parts}.").format(week=named.group(), parts=clauses(parts))
         if named
-        else _("Among the newest orders returned: {parts}.").format(parts="; ".join(parts))
+        else _("Among the newest orders returned: {parts}.").format(parts=clauses(parts))
     )
-    return head + ("" if not caveats else " " + _("Note: {caveats}.").format(caveats="; ".join(caveats)))
+    return head + ("" if not caveats else " " + _("Note: {caveats}.").format(caveats=clauses(caveats)))
 
 
 def describe(name: str, outcome: ToolOutcome, arguments: dict[str, Any]) -> str:

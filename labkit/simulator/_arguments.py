@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from labkit._i18n import _
+
 __all__ = [
     "allows_null",
     "candidates",
@@ -224,7 +226,8 @@ def fit_arguments(schema: dict[str, Any], arguments: dict[str, Any]) -> tuple[di
     """Keep the declared arguments, send `null` for nullable required ones; notes say what changed (notebook 01)."""
     properties = schema.get("properties") or {}
     fitted = {k: v for k, v in arguments.items() if k in properties or not properties}
-    notes = [f"dropped argument {k!r}: the offered schema does not declare it" for k in arguments if k not in fitted]
+    dropped = _("dropped argument {name!r}: the offered schema does not declare it")
+    notes = [dropped.format(name=k) for k in arguments if k not in fitted]
     for name in schema.get("required") or []:
         if name not in fitted and allows_null(properties.get(name, {})):
             fitted[name] = None

@@ -119,3 +119,6 @@ class Decision:
     declined: bool = False
     """True when the model cannot do the task with what it was given; the adapters send it as each API's
     refusal (Anthropic `stop_reason: "refusal"`, a Chat `refusal`, a Responses refusal part) (notebook 03)."""
+    reason: str = ""
+    """Why this turn makes its calls, in one note a view can show beside them (the naive model's obeyed order,
+    notebook 07); sent in its own header, so nothing reads it out of the notes' words."""

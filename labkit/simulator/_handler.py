@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..trace import REASON_HEADER
 from ._anthropic_api import AnthropicMessages
 from ._chat_api import ChatCompletions
 from ._dialogue import Decision, Dialogue
@@ -63,7 +64,7 @@ class TeachingModel:
             return _reply(400, adapter.error(rejected, seed), [], seed)
         try:
             decision = decide(dialogue)
-            return _reply(200, adapter.render(decision, request, seed), decision.notes, seed)
+            return _reply(200, adapter.render(decision, request, seed), decision.notes, seed, decision.reason)
         except Exception as error:  # noqa: BLE001 - a policy bug should reach the learner as an API error, not a hang
             crash = Rejected(f"The teaching model failed: {type(error).__name__}: {error}")
             return _reply(500, adapter.error(crash, seed), [], seed)
@@ -73,7 +74,7 @@ def _header(headers: Mapping[str, str], name: str) -> str | None:
     return next((v for k, v in headers.items() if k.lower() == name), None)
 
 
-def _reply(status: int, payload: dict[str, Any], notes: list[str], seed: str) -> Reply:
+def _reply(status: int, payload: dict[str, Any], notes: list[str], seed: str, reason: str = "") -> Reply:
     request_id = make_id("req_sim_", seed)
     headers = {
         "content-type": "application/json",
@@ -82,6 +83,8 @@ def _reply(status: int, payload: dict[str, Any], notes: list[str], seed: str) ->
         "request-id": request_id,
         "x-request-id": request_id,
     }
+    if reason:
+        headers[REASON_HEADER] = json.dumps(reason)
     if status >= 400:
         headers["x-should-retry"] = "false"
     return Reply(status, headers, json.dumps(payload, ensure_ascii=False).encode())

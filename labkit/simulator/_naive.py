@@ -105,22 +105,28 @@ class _Context:
 
 def _orders(dialogue: Dialogue) -> tuple[list[Order], list[Order]]:
     """Orders from the context before any call (system prompt, user messages, tool definitions), and orders from
-    the tool results, in the order they were read."""
-    from_tools = orders_in(dialogue.system, "the system prompt")
+    the tool results, in the order they were read; each order's source in the learner's language."""
+    from_tools = orders_in(dialogue.system, _("the system prompt"))
     for text in dialogue.user_texts:
-        from_tools += orders_in(text, "the user's message")
+        from_tools += orders_in(text, _("the user's message"))
     for tool in dialogue.tools:
-        from_tools += orders_in(tool.description, f"the description of {tool.name}", tool.name)
-        for where, text in schema_texts(tool.schema):
-            from_tools += orders_in(text, f"{where} of {tool.name}", tool.name)
-        for where, text in schema_texts(tool.output_schema, "the output schema"):
-            from_tools += orders_in(text, f"{where} of {tool.name}", tool.name)
+        from_tools += orders_in(tool.description, _("the description of {tool}").format(tool=tool.name), tool.name)
+        for schema, name in ((tool.schema, _("the input schema")), (tool.output_schema, _("the output schema"))):
+            for where, text in schema_texts(schema, name):
+                from_tools += orders_in(text, _("{where} of {tool}").format(where=where, tool=tool.name), tool.name)
     from_results = []
     names = {c.id: c.name for m in dialogue.messages for c in m.calls}
     for message in dialogue.messages:
         for result in message.results:
-            from_results += orders_in(_strings(result.text), f"the result of {names.get(result.call_id, 'a tool')}")
+            called = names.get(result.call_id)
+            source = _("the result of {tool}").format(tool=called) if called else _("the result of a tool")
+            from_results += orders_in(_strings(result.text), source)
     return from_tools, from_results
+
+
+def _obeying(order: Order) -> str:
+    """Why the model makes a call: the order it obeys, quoted as it read it."""
+    return _("obeying {source}: {sentence!r}").format(source=order.source, sentence=order.sentence[:_QUOTE_LIMIT])
 
 
 def _as_call(order: Order, context: _Context, notes: list[str]) -> PlannedCall | None:
@@ -128,14 +134,20 @@ def _as_call(order: Order, context: _Context, notes: list[str]) -> PlannedCall |
     offered = [t.name for t in context.dialogue.tools]
     if order.tool == "read":
         if context.reader is None:
-            notes.append(f"naive: cannot obey {order.sentence!r}: no file-reading tool is offered")
+            notes.append(
+                _("naive: cannot obey {sentence!r}: no file-reading tool is offered").format(sentence=order.sentence)
+            )
             return None
         name, param = context.reader
         literal = {param: order.arguments["path"]}
     else:
         resolved = resolve_tool(order.tool or "", offered)
         if resolved is None:
-            notes.append(f"naive: cannot obey {order.sentence!r}: no tool {order.tool!r} is offered")
+            notes.append(
+                _("naive: cannot obey {sentence!r}: no tool {tool!r} is offered").format(
+                    sentence=order.sentence, tool=order.tool
+                )
+            )
             return None
         name, literal = resolved, {k: v for k, v in order.arguments.items() if not isinstance(v, tuple)}
     if context.done(name, literal):
@@ -163,27 +175,28 @@ def _task(dialogue: Dialogue, context: _Context, fills: list[Order]) -> PlannedC
 
 
 def obey(dialogue: Dialogue) -> Decision:
-    """The naive model's next turn: the first order not yet obeyed, else the task, else a summary (notebook 07)."""
-    notes = ["naive mode: obeys every instruction found in tool descriptions and tool results"]
+    """The naive model's next turn: the first order not yet obeyed, else the task, else a summary (notebook 07).
+
+    A turn with a call gives its `reason`: the order it obeys, or the user's task (the last order filling it)."""
+    notes = [_("naive mode: obeys every instruction found in tool descriptions and tool results")]
     context = _Context(dialogue)
     from_tools, from_results = _orders(dialogue)
     fills = [o for o in from_tools if o.fill]
     for order in [o for o in from_tools if not o.fill]:
         if call := _as_call(order, context, notes):
-            notes.append(f"naive: obeying {order.source}: {order.sentence[:_QUOTE_LIMIT]!r}")
-            return Decision("", [call], notes)
+            return _calling(call, [_obeying(order)], notes)
     if task := _task(dialogue, context, fills):
-        notes.append(f"naive: the user's task needs {task.name}")
-        notes += [
-            f"naive: obeying {o.source}: {o.sentence[:_QUOTE_LIMIT]!r}"
-            for o in fills
-            if o.fill and o.fill[0] == task.name
-        ]
-        return Decision("", [task], notes)
+        needs = _("the user's task needs {tool}").format(tool=task.name)
+        return _calling(task, [needs, *(_obeying(o) for o in fills if o.fill and o.fill[0] == task.name)], notes)
     for order in from_results:
         if call := _as_call(order, context, notes):
-            notes.append(f"naive: obeying {order.source}: {order.sentence[:_QUOTE_LIMIT]!r}")
-            return Decision("", [call], notes)
+            return _calling(call, [_obeying(order)], notes)
     lines = [describe(name, ToolOutcome("", text or ""), args) for name, args, text in context.made]
     summary = join_sentences(lines) if lines else _("I found nothing to do with the tools offered.")
     return Decision(_("(naive mode) Done. {summary}").format(summary=summary), notes=notes)
+
+
+def _calling(call: PlannedCall, reasons: list[str], notes: list[str]) -> Decision:
+    """A turn that makes `call`; every reason is a note, and the last one is the turn's `reason`."""
+    notes += [_("naive: {reason}").format(reason=reason) for reason in reasons]
+    return Decision("", [call], notes, reason=reasons[-1])

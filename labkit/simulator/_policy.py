@@ -30,7 +30,9 @@ def decide(dialogue: Dialogue) -> Decision:
     )
     decision.notes[:0] = skill_notes
     if len(decision.calls) > 1 and not dialogue.parallel:
-        decision.notes.append(f"parallel tool use is off: keeping only the first of {len(decision.calls)} calls")
+        decision.notes.append(
+            _("parallel tool use is off: keeping only the first of {n} calls").format(n=len(decision.calls))
+        )
         decision.calls = decision.calls[:1]
     if not decision.literal:
         decision.calls = [_fitted(call, dialogue, decision.notes) for call in decision.calls]
@@ -60,7 +62,7 @@ def _from_playbook(dialogue: Dialogue) -> Decision | None:
     if dialogue.scenario not in (None, NO_SCENARIO) and scenario is None:
         return Decision(
             _("Unknown scenario {name!r}; I answer without a playbook.").format(name=dialogue.scenario),
-            notes=["no such scenario"],
+            notes=[_("no such scenario")],
         )
     if scenario is None or dialogue.choice.mode == "none":
         return None
@@ -69,7 +71,8 @@ def _from_playbook(dialogue: Dialogue) -> Decision | None:
         return None
     resolved = _resolved(scenario, decision, dialogue)
     if resolved is not None:
-        resolved.notes.insert(0, f"playbook {scenario.name!r}, turn {dialogue.assistant_turns + 1}")
+        turn = dialogue.assistant_turns + 1
+        resolved.notes.insert(0, _("playbook {name!r}, turn {turn}").format(name=scenario.name, turn=turn))
     return resolved
 
 
@@ -87,14 +90,14 @@ def _resolved(scenario: Scenario, decision: Decision, dialogue: Dialogue) -> Dec
         return None
     if choice.mode == "any" and not calls:
         return None
-    return Decision(decision.text, calls, list(decision.notes), decision.declined)
+    return Decision(decision.text, calls, list(decision.notes), decision.declined, decision.reason)
 
 
 def _after_results(dialogue: Dialogue) -> Decision | None:
     last = dialogue.last
     if last is None or not last.results:
         return None
-    return Decision(answer_results(dialogue), notes=["tool results present: answering from them, not calling again"])
+    return Decision(answer_results(dialogue), notes=[_("tool results present: answering from them, not calling again")])
 
 
 def _without_tools(dialogue: Dialogue) -> Decision | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from labkit._i18n import _, ngettext
+from labkit._i18n import _, listing, ngettext
 
 from ._dialogue import ToolOutcome
 
@@ -50,7 +50,7 @@ def _value_words(value: Any) -> str:
 
 
 def _fields(data: dict[str, Any]) -> str:
-    return ", ".join(f"{key} {_value_words(value)}" for key, value in data.items())
+    return listing(f"{key} {_value_words(value)}" for key, value in data.items())
 
 
 def in_words(name: str, data: Any) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from labkit._i18n import N_, _
+from labkit._i18n import N_, _, listing
 
 from ._arguments import candidates, coerce, extract_arguments, guess_value, missing_required
 from ._dialogue import Decision, Dialogue, PlannedCall, ToolSpec
@@ -44,7 +44,8 @@ def _ranked(dialogue: Dialogue, notes: list[str]) -> list[tuple[int, ToolSpec]]:
     for index, tool in enumerate(dialogue.tools):
         score, why = score_tool(tool, words)
         notes.append(
-            f"score {tool.name} = {score} ({why})" + (" — description too vague to rely on" if _is_vague(tool) else "")
+            _("score {tool} = {score} ({why})").format(tool=tool.name, score=score, why=why)
+            + (_(" — description too vague to rely on") if _is_vague(tool) else "")
         )
         ranked.append((score, -index, tool))
     return [(score, tool) for score, _, tool in sorted(ranked, key=lambda r: r[:2], reverse=True)]
@@ -73,7 +74,7 @@ def _pick(dialogue: Dialogue, notes: list[str]) -> tuple[ToolSpec | None, list[T
     reading = asks_to_read(dialogue.user_texts[0] if dialogue.user_texts else "")
     left_out = [tool for _score, tool in eligible if reading and writes(tool)]
     for tool in left_out:
-        notes.append(f"{tool.name} changes things and the user asks to read: not calling it")
+        notes.append(_("{tool} changes things and the user asks to read: not calling it").format(tool=tool.name))
     chosen = [tool for _score, tool in eligible if tool not in left_out]
     return (chosen[0] if chosen else None), left_out
 
@@ -109,7 +110,7 @@ def choose_tool(dialogue: Dialogue) -> Decision:
     arguments = _answer_to_question(dialogue, tool, extract_arguments(tool.schema, text))
     missing = missing_required(tool.schema, arguments)
     if missing and not forced:
-        wanted = ", ".join(
+        wanted = listing(
             f"`{m}` ({tool.properties.get(m, {}).get('description', _('no description'))})" for m in missing
         )
         return Decision(
@@ -120,7 +121,9 @@ def choose_tool(dialogue: Dialogue) -> Decision:
         )
     if missing:
         guessed = {m: guess_value(m, tool.properties.get(m, {})) for m in missing}
-        notes.append(f"tool_choice={dialogue.choice.mode} forces a call: guessed {guessed}")
+        notes.append(
+            _("tool_choice={mode} forces a call: guessed {guessed}").format(mode=dialogue.choice.mode, guessed=guessed)
+        )
         arguments |= guessed
     spread = _spread(tool, arguments, text) if dialogue.parallel else [arguments]
     return Decision("", [PlannedCall(tool.name, args) for args in spread], notes)
@@ -134,14 +137,12 @@ def _decline(dialogue: Dialogue, writers: list[ToolSpec], notes: list[str]) -> D
         text = _(
             '"{question}" asks to read, and the only matching tools ({tools}) change things, so I will '
             "not call them; I cannot answer this with the tools offered."
-        ).format(question=question, tools=", ".join(f"`{t.name}`" for t in writers))
+        ).format(question=question, tools=listing(f"`{t.name}`" for t in writers))
         return Decision(text, notes=notes, declined=True)
-    names = ", ".join(f"`{t.name}`" for t in dialogue.tools)
+    names = listing(f"`{t.name}`" for t in dialogue.tools)
     vague = [f"`{t.name}`" for t in dialogue.tools if _is_vague(t)]
     hint = (
-        _(" ({tools}: the description is too vague to tell what it does)").format(tools=", ".join(vague))
-        if vague
-        else ""
+        _(" ({tools}: the description is too vague to tell what it does)").format(tools=listing(vague)) if vague else ""
     )
     text = _('None of the available tools ({tools}) seems to match "{question}"{hint}, so I cannot answer it.').format(
         tools=names, question=question, hint=hint

@@ -23,7 +23,7 @@ import re
 from fnmatch import fnmatchcase
 from typing import Any
 
-from labkit._i18n import _
+from labkit._i18n import _, listing
 
 from ._answers import sentences
 from ._dialogue import Decision, Dialogue, PlannedCall, ToolOutcome, ToolSeen
@@ -77,21 +77,26 @@ def _next_step(
     said = " ".join(dialogue.user_texts)
     read = {c.arguments.get("path"): r for c, r in history if c.name == READ and c.arguments.get("skill") == skill}
     synonyms = _synonyms([r.text for r in read.values() if r is not None and not r.is_error])
-    notes = [f"following skill {skill!r}: {len(steps)} method step(s)"]
+    notes = [_("following skill {skill!r}: {n} method step(s)").format(skill=skill, n=len(steps))]
     for index, step in enumerate(steps):
-        where = f"step {step.n} ({step.verb})"
+        where = _("step {n} ({verb})").format(n=step.n, verb=step.verb)
         if step.verb == "read":
             if step.target in read:
                 continue
             if step.mentions and not content_words(" ".join(step.mentions)) & content_words(said):
-                notes.append(f"{where}: skipped, the question mentions none of {', '.join(step.mentions)}")
+                notes.append(
+                    _("{where}: skipped, the question mentions none of {words}").format(
+                        where=where, words=listing(step.mentions)
+                    )
+                )
                 continue
-            notes.append(f"{where}: read {step.target}")
+            notes.append(_("{where}: read {target}").format(where=where, target=step.target))
             return SkillDecision("", [PlannedCall(READ, {"skill": skill, "path": step.target})], notes)
         if step.verb == "ask":
             wanting = next((s for s in steps[index + 1 :] if s.verb in {"call", "prompt"}), None)
             if wanting is not None and _missing(wanting, said, synonyms):
-                notes.append(f"{where}: {', '.join(_missing(wanting, said, synonyms))} not given, so ask")
+                missing = listing(_missing(wanting, said, synonyms))
+                notes.append(_("{where}: {missing} not given, so ask").format(where=where, missing=missing))
                 return SkillDecision(step.quote or _("Could you tell me more?"), notes=notes)
             continue
         if step.verb in {"call", "prompt"}:
@@ -100,8 +105,8 @@ def _next_step(
                 return decision
             continue
         if step.verb == "answer":
-            return SkillDecision(_answer(skill, step, steps, history, list(read), said), notes=[*notes, f"{where}"])
-        notes.append(f"{where}: prose, which this simulated model cannot follow")
+            return SkillDecision(_answer(skill, step, steps, history, list(read), said), notes=[*notes, where])
+        notes.append(_("{where}: prose, which this simulated model cannot follow").format(where=where))
     return SkillDecision(_answer(skill, Step(0, "answer"), steps, history, list(read), said), notes=notes)
 
 
@@ -119,8 +124,8 @@ def _call_step(
     if missing:
         text = _("The method needs {missing} for `{target}`, and the question does not say. Could you tell me?")
         return SkillDecision(
-            text.format(missing=", ".join(missing), target=step.target),
-            notes=[*notes, f"{where}: cannot fill {missing}"],
+            text.format(missing=listing(missing), target=step.target),
+            notes=[*notes, _("{where}: cannot fill {missing}").format(where=where, missing=missing)],
         )
     sets = _argument_sets(step, said, synonyms)
     if step.verb == "prompt":
@@ -133,7 +138,9 @@ def _call_step(
         if name is None:
             text = _("The skill's method calls `{target}`, which the host does not offer, so I cannot follow it.")
             return SkillDecision(
-                text.format(target=step.target), notes=[*notes, f"{where}: {step.target} not offered"], declined=True
+                text.format(target=step.target),
+                notes=[*notes, _("{where}: {target} not offered").format(where=where, target=step.target)],
+                declined=True,
             )
         wanted = [(name, a) for a in sets]
     made = [(c.name, c.arguments) for c, _ in history]
@@ -142,7 +149,11 @@ def _call_step(
         return None
     if not dialogue.parallel:
         pending = pending[:1]
-    notes.append(f"{where}: {len(pending)} call(s) to {step.target}, arguments as the method writes them")
+    notes.append(
+        _("{where}: {n} call(s) to {target}, arguments as the method writes them").format(
+            where=where, n=len(pending), target=step.target
+        )
+    )
     return SkillDecision("", pending, notes)
 
 
@@ -223,7 +234,7 @@ def _answer(
             unquoted.append((call, result))
     if unquoted:
         lines.append(sentences(unquoted, question))
-    files = _(" (read first: {files})").format(files=", ".join(map(str, read))) if read else ""
+    files = _(" (read first: {files})").format(files=listing(map(str, read))) if read else ""
     body = " ".join(lines) or _("the tools gave nothing I could quote, so I have no answer.")
     return _("Following the `{skill}` skill{files}: {body}").format(skill=skill, files=files, body=body)
 

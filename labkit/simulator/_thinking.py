@@ -13,6 +13,8 @@ import hashlib
 import hmac
 from typing import Any
 
+from labkit._i18n import _, clauses
+
 from ._dialogue import Decision
 
 __all__ = ["reasoning_requested", "sign", "signed", "thinking_requested", "thinking_text"]
@@ -23,8 +25,8 @@ _KEY = b"teaching-model-SIMULATED thinking signature"
 
 def thinking_text(decision: Decision) -> str:
     """What the simulated model "thought": its decision notes, labelled simulated (notebook 01)."""
-    notes = "; ".join(decision.notes) or "no tool scores to weigh"
-    return f"[simulated] My decision notes, not a real model's reasoning: {notes}"
+    notes = clauses(decision.notes) or _("no tool scores to weigh")
+    return _("[simulated] My decision notes, not a real model's reasoning: {notes}").format(notes=notes)
 
 
 def sign(text: str) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
-from labkit._i18n import _
+from labkit._i18n import _, listing
 
 from ._skill import Skill, load_skill
 
@@ -66,7 +66,7 @@ class SkillLibrary:
         if name not in self._skills:
             raise KeyError(
                 _("no skill called {name!r}; the skills are {names}").format(
-                    name=name, names=", ".join(self._skills) or "none"
+                    name=name, names=listing(self._skills) or "none"
                 )
             )
         return self._skills[name]
@@ -109,7 +109,7 @@ class SkillLibrary:
                 _("refused {path!r}: it leads outside the folder of skill {name!r}").format(path=path, name=name)
             )
         if target.relative_to(root).as_posix() not in skill.resources:
-            files = ", ".join(skill.resources) or "none"
+            files = listing(skill.resources) or "none"
             raise ValueError(
                 _("skill {name!r} has no file {path!r}; its files are {files}").format(
                     name=name, path=path, files=files

@@ -7,7 +7,7 @@ from typing import Any
 
 from mcp_types import GetPromptResult, TextContent, Tool, ToolAnnotations
 
-from labkit._i18n import _
+from labkit._i18n import _, listing
 
 from ..host import LocalTool, LocalToolResult
 from ..trace import Kind, Trace, estimate_tokens
@@ -123,11 +123,11 @@ class SkillLoader:
         if name not in self.library:
             return self._refuse(
                 _("no skill called {name!r}; the catalog lists {names}").format(
-                    name=name, names=", ".join(self.library.names)
+                    name=name, names=listing(self.library.names)
                 )
             )
         skill = self.library.get(name)
-        files = ", ".join(skill.resources) or "none"
+        files = listing(skill.resources) or "none"
         text = (
             f'<skill name="{name}">\n{skill.body}\nFiles of this skill (read one with read_skill_resource '
             f"only when the method asks for it): {files}\n</skill>"

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from labkit._i18n import _
+from labkit._i18n import _, listing
 from labkit.errors import LabError
 
 __all__ = [
@@ -129,7 +129,7 @@ def _unknown_fields(data: dict[str, Any]) -> list[str]:
         [
             _(
                 "unknown front-matter field(s) {unknown}; the fields are {FIELDS} (put your own keys under 'metadata')"
-            ).format(unknown=", ".join(unknown), FIELDS=", ".join(FIELDS))
+            ).format(unknown=listing(unknown), FIELDS=listing(FIELDS))
         ]
         if unknown
         else []
@@ -159,7 +159,7 @@ def _name_problems(data: dict[str, Any], folder: str) -> list[str]:
         bad = sorted({c for c in name.lower() if not _NAME_CHARS.fullmatch(c)})
         problems.append(
             _("'name' {name!r} contains {characters}; only a-z, 0-9 and '-' are allowed").format(
-                name=name, characters=", ".join(map(repr, bad))
+                name=name, characters=listing(map(repr, bad))
             )
         )
     if name.startswith("-") or name.endswith("-"):

@@ -11,7 +11,7 @@ from ._events import ACTORS, Actor, Event, Trace
 from ._kinds import KIND_MEANINGS, Kind, Meta, Outcome
 from ._labels import ACTOR_LABELS
 from ._mcp_tap import TappedTransport, frame_payload
-from ._model_tap import OFFLINE_KEY, SIMULATED_MODEL, ModelTap, redact
+from ._model_tap import OFFLINE_KEY, REASON_HEADER, SIMULATED_MODEL, ModelTap, redact
 from ._otel import AGENT_NAME, export_otlp, save_otlp, to_otlp
 from ._overlap import CallSpan, call_spans, covered, overlap_saving
 from ._png import save_png
@@ -28,6 +28,7 @@ __all__ = [
     "ESTIMATOR",
     "KIND_MEANINGS",
     "OFFLINE_KEY",
+    "REASON_HEADER",
     "SIMULATED_MODEL",
     "STEP_ACTORS",
     "Actor",

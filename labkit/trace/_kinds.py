@@ -144,6 +144,7 @@ class Meta(StrEnum):
     ASKED_BY = "asked_by"  # a form's asker: the server whose request it shows, or "host" for the host's own
     TRUST = "trust"  # whether the host trusts the server a form or result came from: trusted, untrusted, unknown
     PAYLOAD_REFS = "payload_refs"  # texts of the payload kept by reference: path, bytes, sha256
+    REASON = "reason"  # a model response's reason for its calls, as the simulated model gave it (not from its notes)
 
 
 class Outcome(StrEnum):

@@ -12,11 +12,13 @@ from labkit._i18n import _
 from ._events import Trace
 from ._kinds import Kind
 
-__all__ = ["OFFLINE_KEY", "SIMULATED_MODEL", "ModelTap", "redact"]
+__all__ = ["OFFLINE_KEY", "REASON_HEADER", "SIMULATED_MODEL", "ModelTap", "redact"]
 
 OFFLINE_KEY = "offline"
 SIMULATED_MODEL = "teaching-model-SIMULATED"
 """The name the offline teaching model answers to; it says SIMULATED wherever a model name is shown."""
+REASON_HEADER = "x-teaching-model-reason"
+"""The simulated model's reason for a turn's calls (JSON text), recorded as `meta["reason"]`."""
 _SECRET_HEADERS = {"authorization", "x-api-key", "api-key"}
 _SUMMARY_LIMIT = 80
 _RETRY_HEADER = "x-stainless-retry-count"  # both SDKs number every attempt of one call: 0 first, then 1, 2…
@@ -86,6 +88,7 @@ class ModelTap(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
         body = None if _is_event_stream(response) else self.trace.redacted(_json_or_text(response.content))
         calls = _tool_calls(body) if response.status_code < 400 else []
         notes = response.headers.get("x-teaching-model-trace")
+        reason = response.headers.get(REASON_HEADER)
         self.trace.record(
             "model",
             "host",
@@ -98,6 +101,7 @@ class ModelTap(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
             call_ids=[call_id for call_id, _ in calls] or None,
             simulated=response.headers.get("x-teaching-model") == "simulated" or None,
             decision=self.trace.redacted(json.loads(notes)) if notes else None,
+            reason=self.trace.redacted(json.loads(reason)) if reason else None,
         )
 
 

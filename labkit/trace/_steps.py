@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from labkit._i18n import _
+from labkit._i18n import _, clauses
 
 from ._events import Event, Trace
 from ._kinds import Kind, Meta
@@ -110,7 +110,7 @@ def _describe(actor: str, members: list[Event]) -> str:
         )
     if first.kind == Kind.MODEL_REQUEST and first.src == "host":
         return _("host sends the conversation and the tools to the model")
-    text = "; ".join(dict.fromkeys(e.summary for e in members if e.kind != Kind.MODEL_REQUEST))
+    text = clauses(dict.fromkeys(e.summary for e in members if e.kind != Kind.MODEL_REQUEST))
     return _shorten(text)
 
 

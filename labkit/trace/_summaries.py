@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from labkit._i18n import _
+from labkit._i18n import _, listing
 
 from ._kinds import Kind
 
@@ -92,13 +92,13 @@ def _summarise_request(method: str, params: dict[str, Any]) -> str:
 def _summarise_result(method: str | None, result: dict[str, Any]) -> str:
     prefix = f"{method} → " if method else ""
     if result.get("resultType") == "input_required":
-        asks = ", ".join(result.get("inputRequests", {}))
+        asks = listing(result.get("inputRequests", {}))
         return f"{prefix}input_required ({asks}) + requestState"
     if method == "tools/list" or "tools" in result:
         names = [t.get("name") for t in result.get("tools", [])]
         ttl = _(", ttlMs {ttl}").format(ttl=result["ttlMs"]) if "ttlMs" in result else ""
         return _("{prefix}{n} tools{ttl}: {names}").format(
-            prefix=prefix, n=len(names), ttl=ttl, names=fold(", ".join(names), 60)
+            prefix=prefix, n=len(names), ttl=ttl, names=fold(listing(names), 60)
         )
     if "action" in result:
         return f"{prefix}{result['action']} {fold(result.get('content', {}), 50)}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from labkit._i18n import _
+from labkit._i18n import _, listing
 
 from .._exercises import TODO, Exercise, Verdict
 from . import nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb07, nb08, nb09, nb10
@@ -38,7 +38,7 @@ def check(key: str, answer: Any) -> Verdict:
             key,
             False,
             _("There is no exercise {key!r}; the lab's exercises are {keys}.").format(
-                key=key, keys=", ".join(sorted(EXERCISES))
+                key=key, keys=listing(sorted(EXERCISES))
             ),
         )
     if answer is TODO:

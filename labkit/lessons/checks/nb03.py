@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from labkit._i18n import N_, _
+from labkit._i18n import N_, _, listing
 
 from ...trace import STEP_ACTORS, Kind
 from .._exercises import register, run_sync
@@ -40,7 +40,7 @@ def _counts_problem(answer: Any, scenario: str, era: str, name: str) -> str | No
         scenario=scenario,
         era=era,
         total=total,
-        wrong=", ".join(wrong),
+        wrong=listing(wrong),
         predicted=sum(v for v in answer.values() if isinstance(v, int)),
     )
 

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
-from labkit._i18n import N_, _
+from labkit._i18n import N_, _, clauses
 
 from .._exercises import register, run_sync
 from .._tool_eval import call_text
 
 __all__ = ["FIRST_DRAFT", "check_activation", "check_approver", "check_costs", "check_skill_file"]
+
+_Parsed = TypeVar("_Parsed")
 
 FAMILY_QUESTION = "How many accounts does the family plan allow?"
 _RETURNS_BODY = '# Returns\n\n## Method\n\n1. Answer "{text}" for each result.\n'
@@ -30,6 +33,19 @@ def _returns_library(description: str) -> Any:
 
     front = yaml.safe_dump({"name": "returns", "description": description}, allow_unicode=True, width=1000)
     return SkillLibrary.from_folders(SKILLS_DIR).with_skill(parse_skill(f"---\n{front}---\n{_RETURNS_BODY}", "returns"))
+
+
+def _parsed(answer: Any, parse: Callable[[str], _Parsed], not_text: str, broken: str) -> _Parsed | str:
+    """`parse(answer)`, or the sentence saying why it cannot be judged: `not_text` for an answer that is not a string,
+    `broken` and each rule it breaks for one that `parse` refuses with a `SkillError`."""
+    from ...skills import SkillError
+
+    if not isinstance(answer, str):
+        return not_text.format(type_name=type(answer).__name__)
+    try:
+        return parse(answer)
+    except SkillError as error:
+        return broken + clauses(error.problems) + "."
 
 
 def _wrong_cases(report: Any) -> str:
@@ -53,17 +69,16 @@ def _wrong_cases(report: Any) -> str:
     N_("§5 Activation: from the description, by name, or not at all"),
 )
 def check_activation(answer: Any) -> str | None:
-    from ...skills import SkillError
     from .._skill_eval import run_activation_eval
 
-    if not isinstance(answer, str):
-        return _("answer_1 must be the description as a string, not {type_name}.").format(
-            type_name=type(answer).__name__
-        )
-    try:
-        library = _returns_library(answer)
-    except SkillError as error:
-        return _("the description breaks the format: ") + "; ".join(error.problems) + "."
+    library = _parsed(
+        answer,
+        _returns_library,
+        _("answer_1 must be the description as a string, not {type_name}."),
+        _("the description breaks the format: "),
+    )
+    if isinstance(library, str):
+        return library
     draft = run_sync(lambda: run_activation_eval(_returns_library(FIRST_DRAFT)))
     report = run_sync(lambda: run_activation_eval(library))
     right_before = {o.case.id for o in draft.outcomes if o.correct}
@@ -95,18 +110,18 @@ def check_activation(answer: Any) -> str | None:
 )
 def check_skill_file(answer: Any) -> str | None:
     from ...simulator import read_method
-    from ...skills import SkillError, SkillLibrary, parse_skill
+    from ...skills import SkillLibrary, parse_skill
     from .. import SKILLS_DIR
     from .._skill_eval import run_method_eval
 
-    if not isinstance(answer, str):
-        return _("answer_2 must be the whole SKILL.md as a string, not {type_name}.").format(
-            type_name=type(answer).__name__
-        )
-    try:
-        skill = parse_skill(answer, "order-status")
-    except SkillError as error:
-        return _("the SKILL.md breaks the format: ") + "; ".join(error.problems) + "."
+    skill = _parsed(
+        answer,
+        lambda text: parse_skill(text, "order-status"),
+        _("answer_2 must be the whole SKILL.md as a string, not {type_name}."),
+        _("the SKILL.md breaks the format: "),
+    )
+    if isinstance(skill, str):
+        return skill
     report = run_sync(lambda: run_method_eval(SkillLibrary.from_folders(SKILLS_DIR).with_skill(skill)))
     if report.accuracy == 1:
         return None

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from labkit._i18n import N_, _
+from labkit._i18n import N_, _, listing
 
 from ...security import DEFENCES, Defences, Rule, fingerprint, texts_of
 from ...trace import Kind
@@ -116,7 +116,7 @@ def check_defences(answer: Any) -> str | None:
     if not isinstance(answer, Defences):
         return _("answer_3 should be a Defences object, e.g. Defences.only('scan', 'pin').")
     if len(answer.on) > 2:
-        return _("{n_on} defences are on ({on}); use at most two.").format(n_on=len(answer.on), on=", ".join(answer.on))
+        return _("{n_on} defences are on ({on}); use at most two.").format(n_on=len(answer.on), on=listing(answer.on))
     unknown = set(answer.on) - set(DEFENCES)
     if unknown:
         return _("unknown defences: {unknown}.").format(unknown=sorted(unknown))

@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import httpx2
 
-from labkit._i18n import N_, _
+from labkit._i18n import N_, _, listing
 
 from ...host import Host, HttpRefused, SignIn
 from ...processes import ServerSpec, http_server
@@ -64,7 +64,7 @@ async def _tools_by_user(servers: tuple[str, ...]) -> dict[str, list[str]]:
 )
 def check_who_sees_what(answer: Any) -> str | None:
     if not isinstance(answer, dict) or set(answer) != set(_USERS):
-        return _("answer_1 should be a dict with one key per user, {users}.").format(users=", ".join(_USERS))
+        return _("answer_1 should be a dict with one key per user, {users}.").format(users=listing(_USERS))
     seen = run_sync(lambda: _tools_by_user(_WHO_SEES_WHAT))
     for user in _USERS:
         if sorted(answer[user]) != seen[user]:
