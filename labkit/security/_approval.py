@@ -143,6 +143,10 @@ def careful_flow(flow: Flow) -> tuple[bool, str]:
 def careful_provenance(steered: Provenance) -> tuple[bool, str]:
     """The scripted person told that an untrusted server chose a value of a trusted call: they did not choose it,
     so they refuse it, however ordinary the value looks (notebook 07)."""
+    if not steered.argument:
+        return False, _("{source} asked for this call, not me; a server the host does not trust picks no calls").format(
+            source=steered.source_server
+        )
     return False, _("{source} chose {argument!r}, not me; a server the host does not trust picks no values").format(
         source=steered.source_server, argument=steered.argument
     )
@@ -272,7 +276,7 @@ class ApprovalDesk:
             "user",
             Kind.HOST_APPROVAL,
             _("asks to approve {tool} on {server}, whose {argument!r} came from {source}").format(
-                tool=steered.tool, server=self._who(steered.target), argument=steered.argument, source=steered.source
+                tool=steered.tool, server=self._who(steered.target), argument=steered.chosen, source=steered.source
             ),
             name=steered.tool,
             server=steered.target,
@@ -284,7 +288,7 @@ class ApprovalDesk:
             question=html.escape(shown)
         )
         if_yes = _("{tool} on {target} with {argument!r} chosen by {source}").format(
-            tool=steered.tool, target=steered.target, argument=steered.argument, source=steered.source
+            tool=steered.tool, target=steered.target, argument=steered.chosen, source=steered.source
         )
         request = ApprovalRequest(
             steered.target,
