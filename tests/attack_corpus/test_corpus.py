@@ -46,6 +46,7 @@ ALWAYS_BLOCKED = {
     **dict.fromkeys(
         (
             "crash_deep_json",
+            "crash_exit_midsession",
             "crash_hang_start",
             "crash_huge_listing",
             "crash_lone_surrogate",
@@ -79,8 +80,11 @@ SANDBOXED = dict.fromkeys(
 RESIDUAL = {
     "hijack_outscore": "tool choice: a tool written to out-score the trusted one wins with no instruction at all; "
     "the scanner flags it for review, the mitigation is a per-task tool allow-list",
-    "inject_zh_insider_phish": "a call to an untrusted server whose every value an untrusted result wrote: the "
-    "person sees all of it, but not who wrote it, and nothing in it leaves the company (notebook 07 §12)",
+    **dict.fromkeys(
+        ("inject_zh_insider_phish", "steer_internal_csrf"),
+        "a call to an untrusted server whose every value an untrusted result wrote: the person sees all of it, but "
+        "not who wrote it, and nothing in it leaves the company (notebook 07 §12)",
+    ),
 }
 
 

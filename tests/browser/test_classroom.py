@@ -115,8 +115,9 @@ def survey(page: Page, panel: Locator, name: str) -> dict[str, Any]:
                 k.startswith(first) and (kind == "diagram" or v["over_px"] > 0) for k, v in seen.items()
             ):
                 shoot(page, f"{name}_{kind}")
-        # the notebook's own scroller, not the wheel: under the mouse, a long output's own box took the wheel's turns
-        outer.evaluate("o => o.scrollBy(0, 400)")
+        # the notebook's own scroller, not the wheel: under the mouse, a long output's own box took the wheel's turns.
+        # A view at a time, less a margin: every cell passes through the view (JupyterLab draws those it meets).
+        outer.evaluate("o => o.scrollBy(0, Math.max(400, o.clientHeight - 80))")
         page.wait_for_timeout(150)
         if outer.evaluate("o => o.scrollTop + o.clientHeight >= o.scrollHeight - 2"):
             break
