@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -468,6 +469,25 @@ def busy_cpu_call(tool: str, arguments: dict[str, Any], limit: float) -> Replay:
     return Replay(results=[result], returncode=child.returncode, stderr=child.stderr, stdout=json.dumps(outcome))
 
 
+async def hung_tool_while_the_host_computes() -> Replay:
+    """The faulty server's `sleep_for` sleeps past a call limit of 2 s while a task of the host's own event loop
+    computes all along (as a notebook's other work would): the server's processes are idle, the host's thread is not."""
+    async with anyio.create_task_group() as host_work:
+        host_work.start_soon(_compute_on_this_thread)
+        replay = await _calls(ServerSpec("faulty"), ("sleep_for", {"seconds": 3600}), call_timeout=2)
+        host_work.cancel_scope.cancel()
+    return replay
+
+
+async def _compute_on_this_thread() -> None:
+    """Keeps this thread on the CPU, letting the event loop's other tasks run between slices of a few milliseconds."""
+    while True:
+        slice_ends = time.thread_time() + 0.02
+        while time.thread_time() < slice_ends:
+            pass
+        await anyio.sleep(0)
+
+
 CASES = {
     "a tool raises: the cause shown to the learner": lambda _: tool_raises(),
     "stray print() on a stdio server's stdout": lambda _: stray_print(),
@@ -488,6 +508,7 @@ CASES = {
     "start on a busy CPU (limit: twice its CPU time)": lambda _: crowded_start(),
     "hung server on a busy CPU: the message": lambda _: busy_cpu("silent", 2),
     "hung tool on a busy CPU: the message": lambda _: busy_cpu_call("wait_forever", {}, 2),
+    "hung tool while the host computes: the message": lambda _: hung_tool_while_the_host_computes(),
     "tool needing 2 s of CPU, 3 s limit, busy CPU": lambda _: busy_cpu_call("crunch", {"cpu_seconds": 2}, 3),
 }
 """Each case by the name the table shows; a case gets a fresh folder of its own for what it writes."""

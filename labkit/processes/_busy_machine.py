@@ -1,10 +1,12 @@
 """Limits for a shared machine: moved on while the servers work but wait for a CPU; a hung server is named as such.
 
-A limit of 30 s means 30 s of a machine that runs the host and its servers when they are ready to run. While a
-server works (its processes' CPU time advances) but waits for a CPU (Linux counts it per thread: the second field of
-`/proc/PID/task/TID/schedstat`), the limit is moved on by as much, up to `_MOST_TIMES` the limit: a server that is
-starting on a crowded CPU is given the time it was kept from; a hung one (blocked in a read or a sleep: its CPU time
-does not advance) is given nothing, and the message says it is not answering, however busy the machine.
+A limit of 30 s means 30 s of a machine that runs the host and its servers when they are ready to run. Linux counts,
+per thread, the time it ran on a CPU and the time it was ready to run but waited for one (the first two fields of
+`/proc/PID/task/TID/schedstat`). While a server works (its threads are ready to run: on a CPU or waiting for one),
+the limit is moved on by the time it waited, up to `_MOST_TIMES` the limit: a server that is starting on a crowded CPU
+is given the time it was kept from; a hung one (blocked in a read or a sleep: it neither runs nor waits for a CPU) is
+given nothing, and the message says it is not answering, however busy the machine. Which of the two it was is judged
+from the server's processes alone, never from the host's (whose own thread runs the judging).
 `LABKIT_TIME_SCALE` scales every limit (`labkit/_time_limits.py`); a limit that passes while a server works on a busy
 machine says so, and names that setting.
 """
@@ -18,12 +20,14 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Literal
 
 import anyio
 import psutil
 
 from .._i18n import _
-from .._time_limits import TIME_SCALE_ENV, machine_load, time_scale, usable_cpus
+from .._time_limits import TIME_SCALE_ENV, machine_load, time_scale
 from .._warm import lent_to_us
 
 __all__ = ["Deadline", "MovingDeadline", "longest", "moving_deadline"]
@@ -32,13 +36,22 @@ _MOST_TIMES = 10
 """A limit is moved on to at most this many times itself, however long its processes waited for a CPU: a server
 spinning in a loop on a crowded machine still ends."""
 _CHECK_S = 0.5
-_BUSY_WAITING = 0.5
-"""A machine is busy when, on average over a limit's time, this many programs or more were waiting for each CPU the
-lab may use: counted as the time every thread it can see spent ready to run but not running (Linux's schedstat),
-else from the load average. Counted, not sampled: a CPU crowded by four programs reads as crowded every time."""
 _SHORTEST_LOOK_S = 0.2
+"""Looks closer together than this are not told apart: over a shorter stretch one wake-up of a blocked server (a
+timer's tick, a keep-alive) would read as work."""
+_WORKING = 0.1
+"""A server works over a stretch when its threads were ready to run (on a CPU or waiting for one) at least this share
+of it: a working thread is ready nearly all the time, a blocked one only for its wake-ups."""
+_BUSY_WAITING = 0.5
+"""A machine is busy for a server when, while it worked, it waited this long or longer for a CPU for every second it
+ran on one: as many programs at a time as that ratio were ahead of it on its CPU."""
+_READS_WAITING = os.path.exists("/proc/self/schedstat")
+"""Whether the system says how long a thread waited for a CPU (Linux); where not (macOS), the load average tells how
+busy the machine is."""
 _FIRST_LOOK_S = 1.0
 """When the processes already running are first looked at: a call that ends before costs one read of /proc/self."""
+
+Cause = Literal["hung", "busy", ""]
 
 
 def longest(limit: float) -> float:
@@ -47,49 +60,38 @@ def longest(limit: float) -> float:
     return limit * _MOST_TIMES
 
 
-def _waited(pid: int | str, thread: str = "") -> float | None:
-    """Seconds the process `pid` (or one of its threads) has spent ready to run but waiting for a CPU, since it
+def _schedstat(pid: int, thread: str) -> tuple[float, float] | None:
+    """Seconds one thread of process `pid` has run on a CPU, and has been ready to run but waited for one, since it
     started."""
     try:
-        with open(f"/proc/{pid}/task/{thread}/schedstat" if thread else f"/proc/{pid}/schedstat", "rb") as stat:
-            return int(stat.read().split()[1]) / 1e9
-    except (OSError, IndexError, ValueError):
+        with open(f"/proc/{pid}/task/{thread}/schedstat", "rb") as stat:
+            ran, waited = stat.read().split()[:2]
+        return int(ran) / 1e9, int(waited) / 1e9
+    except (OSError, ValueError):
         return None
 
 
-def _every_threads_wait() -> dict[str, float] | None:
-    """`_waited` for every thread this process can see (its container's, in a container), by thread id; None where
-    the system does not say (no /proc, as on macOS)."""
-    waits = {}
+def _threads(process: psutil.Process) -> dict[str, tuple[float, float]]:
+    """`_schedstat` for each thread of `process`, by thread id; where the system does not say (no /proc, as on macOS),
+    the process as one thread: its CPU time, and no waiting."""
     try:
-        pids = [pid for pid in os.listdir("/proc") if pid.isdigit()]
+        threads = os.listdir(f"/proc/{process.pid}/task")
     except OSError:
-        return None
-    for pid in pids:
-        try:
-            threads = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue  # ended since
-        for thread in threads:
-            if (waited := _waited(pid, thread)) is not None:
-                waits[thread] = waited
-    return waits or None
+        threads = []
+    found = {thread: times for thread in threads if (times := _schedstat(process.pid, thread)) is not None}
+    if found or threads:
+        return found
+    try:
+        return {f"pid {process.pid}": (sum(process.cpu_times()[:2]), 0.0)}
+    except psutil.Error:
+        return {}
 
 
-class _Crowding:
-    """How many programs, on average since it was made, were waiting for each CPU the lab may use."""
-
-    def __init__(self) -> None:
-        self.since, self.waits = time.monotonic(), _every_threads_wait()
-
-    def waiting(self) -> float | None:
-        """Programs waiting per usable CPU since `since`; None where the system does not say, or too soon to tell."""
-        now, waits = time.monotonic(), _every_threads_wait()
-        if self.waits is None or waits is None or now - self.since < _SHORTEST_LOOK_S:
-            return None
-        # A thread started since counts all its waiting; one that ended since is not counted (it cannot be read).
-        waited = sum(wait - self.waits.get(thread, 0.0) for thread, wait in waits.items())
-        return max(0.0, waited) / (now - self.since) / usable_cpus()
+def _started_after(process: psutil.Process, moment: float) -> bool:
+    try:
+        return process.create_time() > moment
+    except psutil.Error:
+        return False
 
 
 def _servers() -> list[psutil.Process]:
@@ -108,104 +110,114 @@ def _servers() -> list[psutil.Process]:
     return found
 
 
-def _threads_waits(pid: int) -> dict[str, float]:
-    """`_waited` for each thread of process `pid`, by thread id (a tool runs in a worker thread: the process's own
-    line counts its main thread only)."""
-    try:
-        threads = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return {}
-    return {thread: wait for thread in threads if (wait := _waited(pid, thread)) is not None}
+@dataclass
+class _Stretch:
+    """What a set of threads did between two looks: seconds run on a CPU, seconds waited for one (all of them), and
+    the longest any one of them waited."""
 
+    ran: float = 0.0
+    waited: float = 0.0
+    longest_wait: float = 0.0
 
-def _longest_new_wait(now: dict[str, float], before: dict[str, float]) -> float:
-    """The longest any one thread waited for a CPU between two readings of `_threads_waits` (a new thread: all of
-    its waiting)."""
-    return max((wait - before.get(thread, 0.0) for thread, wait in now.items()), default=0.0)
+    @classmethod
+    def between(
+        cls, before: dict[str, tuple[float, float]], now: dict[str, tuple[float, float]], span: float
+    ) -> _Stretch:
+        """A thread first seen now counts from its start, at most `span` (it may have begun before the last look);
+        one that ended since is not counted (it cannot be read)."""
+        stretch = cls()
+        for thread, (ran, waited) in now.items():
+            ran_before, waited_before = before.get(thread, (0.0, 0.0))
+            ran, waited = min(max(0.0, ran - ran_before), span), min(max(0.0, waited - waited_before), span)
+            stretch.ran, stretch.waited = stretch.ran + ran, stretch.waited + waited
+            stretch.longest_wait = max(stretch.longest_wait, waited)
+        return stretch
 
-
-def _thread_cpu(thread: int) -> float | None:
-    """CPU seconds one thread of this process has used (fields 14 and 15 of its `stat`, in clock ticks)."""
-    try:
-        with open(f"/proc/self/task/{thread}/stat", "rb") as stat:
-            fields = stat.read().rsplit(b")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return None
+    def working(self, span: float) -> bool:
+        return self.ran + self.waited >= _WORKING * span
 
 
 class _Work:
     """What the host's servers did since it was made, looked at every `_CHECK_S` at most: the time they waited for a
-    CPU while they were working (their CPU time advanced), and when they last worked.
+    CPU while they were working, how long they ran and waited in all, and when they last worked.
 
     A server that is working on a crowded CPU is given the time it was kept from; one that is waiting (for a read,
-    a sleep, a lock, a reply) uses no CPU time and is given nothing, however busy the machine. The host's own thread
-    `host` (its event loop), when given, counts as one of them: between a server's answer and the next request, the
-    work is the host's."""
+    a sleep, a lock, a reply) neither runs nor waits for a CPU and is given nothing, however busy the machine. The
+    host's own thread `host` (its event loop), when given, is given the time it was kept from too (between a server's
+    answer and the next request, the work is the host's), but whether the servers work is theirs alone to show."""
 
     def __init__(self, host: int | None = None) -> None:
         self.since = self.last = self.worked_at = time.monotonic()
         self.host = host
         self.credit = 0.0
+        self.worked = _Stretch()
+        """The servers' running and waiting, summed over the stretches in which they worked."""
         self.processes = 0
         """How many of the host's server processes were alive at the last look (none: nothing to tell from)."""
-        self.cpu: dict[int, float] = {}
-        self.waits: dict[int, dict[str, float]] = {}
-        """Both by pid, and the host's thread under key 0."""
+        self.threads: dict[str, tuple[float, float]] | None = None
+        """The servers' threads at the last look (None before the first), and the host's under key "host"."""
 
     def look(self, *, every: float = _CHECK_S) -> None:
         now = time.monotonic()
-        if now - self.last < every:
+        first = self.threads is None
+        if not first and now - self.last < max(every, _SHORTEST_LOOK_S):
             return
-        cpu: dict[int, float] = {}
-        waits: dict[int, dict[str, float]] = {}
-        for process in _servers():
-            try:
-                with process.oneshot():
-                    cpu[process.pid] = sum(process.cpu_times()[:2])
-                    created = process.create_time()
-            except psutil.Error:
-                continue
-            waits[process.pid] = _threads_waits(process.pid)
-            if process.pid not in self.cpu and created < time.time() - (now - self.last):
-                self.cpu[process.pid], self.waits[process.pid] = cpu[process.pid], waits[process.pid]
-        servers = len(cpu)
-        working = [pid for pid in cpu if cpu[pid] > self.cpu.get(pid, 0.0)]
-        if self.host is not None and (used := _thread_cpu(self.host)) is not None:
-            cpu[0], waits[0] = used, {str(self.host): _waited(os.getpid(), str(self.host)) or 0.0}
-            # Two clock ticks: more than the watcher's own wake-ups, which run on that thread too.
-            if 0 in self.cpu and used - self.cpu[0] >= 2 / os.sysconf("SC_CLK_TCK"):
-                working.append(0)
-        if working or not servers:  # no process of its own to look at (a remote server): the host's waiting counts
-            self.worked_at = now if working else self.worked_at
-            waited = max(
-                (_longest_new_wait(waits[key], self.waits[key]) for key in (working or [0]) if key in self.waits),
-                default=0.0,
-            )
-            self.credit += min(max(0.0, waited), now - self.last)
-        self.cpu, self.waits, self.last, self.processes = cpu, waits, now, servers
+        servers = _servers()
+        threads: dict[str, tuple[float, float]] = {}
+        started_since: set[str] = set()  # at the first look: threads of processes started since it was made
+        for process in servers:
+            threads |= (found := _threads(process))
+            if first and _started_after(process, time.time() - (now - self.since)):
+                started_since |= found.keys()
+        host = _schedstat(os.getpid(), str(self.host)) if self.host is not None else None
+        before = (
+            self.threads if self.threads is not None else {k: v for k, v in threads.items() if k not in started_since}
+        )
+        span = now - self.last
+        servers_did = _Stretch.between(before, threads, span)
+        host_did = (
+            _Stretch.between(before, {"host": host}, span) if host is not None and "host" in before else _Stretch()
+        )
+        if servers_did.working(span):
+            self.worked_at = now
+            self.worked = _Stretch(self.worked.ran + servers_did.ran, self.worked.waited + servers_did.waited)
+        # With no process of its own to look at (a remote server), the host's waiting is all there is to count.
+        host_counts = host_did.working(span) or not servers
+        counted = [
+            stretch for stretch, counts in ((servers_did, servers_did.working(span)), (host_did, host_counts)) if counts
+        ]
+        self.credit += max((stretch.longest_wait for stretch in counted), default=0.0)
+        self.threads = threads | ({"host": host} if host is not None else {})
+        self.last, self.processes = now, len(servers)
 
     def idle_for(self) -> float:
-        """Seconds since the servers or the host last worked, when the servers have processes; 0 when they have
-        none."""
+        """Seconds since the servers last worked, when they have processes; 0 when they have none."""
         return time.monotonic() - self.worked_at if self.processes else 0.0
 
 
+@dataclass(frozen=True)
+class _Verdict:
+    """Why a limit passed, judged once when it passed: `cause` is "hung" when the servers' processes are alive but
+    neither ran nor waited for a CPU at the end of the wait, "busy" when, while they worked, they waited for a CPU
+    `_BUSY_WAITING` or more for every second they ran, else ""; `waiting` is that ratio, `idle` how long they had
+    not worked."""
+
+    cause: Cause
+    waiting: float
+    idle: float
+
+
 class _Window:
-    """A limit's window: when it began, how long its working processes waited for a CPU, and how busy the machine
-    was."""
+    """A limit's window: when it began, how long its working processes waited for a CPU, and why it passed."""
 
     def __init__(self, limit: float, host: int | None = None) -> None:
         self.limit, self.began = limit, time.monotonic()
         self.work = _Work(host)
-        self.crowding: _Crowding | None = None
-        """Looked at when the window's processes are first looked at (not on every call: a call that ends soon
-        never needs it)."""
+        self._verdict: _Verdict | None = None
 
     def look(self) -> None:
         """Note what the processes running now have used and waited so far, to count from here on."""
         self.work.look(every=0.0)
-        self.crowding = _Crowding()
 
     def credit(self, *, now: bool = False) -> float:
         """How far the limit is moved on: the time its processes waited for a CPU while they worked, at most
@@ -217,42 +229,47 @@ class _Window:
         """How long the window has lasted so far."""
         return time.monotonic() - self.began
 
-    def cause(self) -> str:
-        """Why the limit passed, as far as the machine tells: "hung" when the servers' processes are alive but used
-        no CPU time at the end of the wait, "busy" when the machine was busy while they worked, else ""."""
-        self.work.look(every=0.0)
-        if self.work.idle_for() >= _CHECK_S:
-            return "hung"
-        return "busy" if self._crowding() >= _BUSY_WAITING else ""
+    def cause(self) -> Cause:
+        """Why the limit passed, as far as the servers' processes tell (`_Verdict`): "hung", "busy" or ""."""
+        return self._judged().cause
 
-    def _crowding(self) -> float:
-        waiting = self.crowding.waiting() if self.crowding is not None else None
-        if waiting is None:
-            load, cpus = machine_load()
-            waiting = max(0.0, load - cpus) / cpus
-        return waiting
+    def _judged(self) -> _Verdict:
+        # Once: the cause and the note must be the same judgement, and a second look would only see the first.
+        if self._verdict is None:
+            self.work.look(every=0.0)
+            worked, idle = self.work.worked, self.work.idle_for()
+            if _READS_WAITING:
+                waiting = worked.waited / worked.ran if worked.ran else 0.0
+            else:
+                load, cpus = machine_load()
+                waiting = max(0.0, load - cpus) / cpus
+            cause: Cause = "hung" if idle >= _CHECK_S else "busy" if waiting >= _BUSY_WAITING else ""
+            self._verdict = _Verdict(cause, waiting, idle)
+        return self._verdict
 
     def busy_note(self) -> str:
         """A sentence for the learner when the limit passed (notebook 05): that the server is not answering, when
-        its processes used no CPU time at the end of the wait (a busy machine does not explain it); that the machine
-        was busy, with its load, the limit and the setting to raise; empty when neither."""
-        cause = self.cause()
-        if cause == "hung":
+        its processes neither ran nor waited for a CPU at the end of the wait (a busy machine does not explain it);
+        that the machine was busy, with how crowded it was for them, the limit and the setting to raise; empty when
+        neither."""
+        verdict = self._judged()
+        if verdict.cause == "hung":
             return _(
                 "The server is not answering: its processes are alive but used no CPU time in the last {idle:.0f} s "
                 "of the wait, so it is waiting for something (a read, a sleep, a lock), not working slowly; more "
                 "time ({env}) would not help."
-            ).format(idle=max(self.work.idle_for(), 1.0), env=TIME_SCALE_ENV)
-        if cause != "busy":
+            ).format(idle=max(verdict.idle, 1.0), env=TIME_SCALE_ENV)
+        if verdict.cause != "busy":
             return ""
-        waiting = self._crowding()
         scale = time_scale()
-        suggested = math.ceil(scale * max(2.0, 1 + waiting))
+        suggested = math.ceil(scale * max(2.0, 1 + verdict.waiting))
         return _(
             "The machine is busy ({waiting:.1f} programs at a time waited for each CPU the lab may use): the limit "
             "of {limit:g} s ({env}={scale:g}) passed while programs waited for a CPU. Set {env}={suggested} to give "
             "every limit more time."
-        ).format(waiting=waiting, limit=round(self.limit, 1), env=TIME_SCALE_ENV, scale=scale, suggested=suggested)
+        ).format(
+            waiting=verdict.waiting, limit=round(self.limit, 1), env=TIME_SCALE_ENV, scale=scale, suggested=suggested
+        )
 
 
 class Deadline(_Window):

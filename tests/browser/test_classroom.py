@@ -114,8 +114,9 @@ def survey(page: Page, panel: Locator, name: str) -> dict[str, Any]:
                 k.startswith(first) and (kind == "diagram" or v["over_px"] > 0) for k, v in seen.items()
             ):
                 shoot(page, f"{name}_{kind}")
-        # the notebook's own scroller, not the wheel: under the mouse, a long output's own box took the wheel's turns
-        outer.evaluate("o => o.scrollBy(0, 400)")
+        # the notebook's own scroller, not the wheel: under the mouse, a long output's own box took the wheel's turns.
+        # A view at a time, less a margin: every cell passes through the view (JupyterLab draws those it meets).
+        outer.evaluate("o => o.scrollBy(0, Math.max(400, o.clientHeight - 80))")
         page.wait_for_timeout(150)
         if outer.evaluate("o => o.scrollTop + o.clientHeight >= o.scrollHeight - 2"):
             break
@@ -271,23 +272,20 @@ def answer_each_form(page: Page, panel: Locator, path: str, tr: gettext.NullTran
 @pytest.mark.parametrize("edition", list(EDITIONS))
 def test_each_form_of_the_course_is_brought_into_view(laptop: Page, lab, edition: str) -> None:
     """Every lesson's Run All runs each cell, and each form it draws comes into the window by itself; the seconds from
-    drawn to in view are measured and recorded (`screenshots/classroom_<edition>.json`), never judged."""
+    drawn to in view are measured and recorded (`screenshots/classroom_<edition>.json`), never judged. What the run
+    leaves on the page is not surveyed again here: nbval proves a fresh run prints the stored outputs, and
+    test_every_lesson_is_readable_on_a_laptop measures those in both editions, every lesson."""
     folder, tr = EDITIONS[edition]
     measured: dict[str, list[float]] = {}
-    readable: dict[str, dict[str, Any]] = {}
     for lesson in COURSE:
         path = f"{folder}/{lesson}.ipynb"
         panel = open_lesson(laptop, lab.url, path)
         measured[lesson] = answer_each_form(laptop, panel, path, tr, f"{edition}_{lesson[:2]}")
         assert errors_in(panel) == [] and cell_errors(laptop) == [], (path, errors_in(panel), cell_errors(laptop))
         expect(laptop.locator(".labkit-waiting-banner")).to_have_count(0)
-        readable[lesson] = survey(laptop, panel, f"classroom_{edition}_{lesson[:2]}")
-    (SHOTS / f"classroom_{edition}.json").write_text(
-        json.dumps({"seconds_drawn_to_in_view": measured, "readability": readable}, indent=1)
-    )
-    print(f"seconds from drawn to in view ({edition}):", measured, "readability:", readable)
+    (SHOTS / f"classroom_{edition}.json").write_text(json.dumps({"seconds_drawn_to_in_view": measured}, indent=1))
+    print(f"seconds from drawn to in view ({edition}):", measured)
     assert any(measured.values()), measured  # the course asks for answers (03, 04): a run that met none is wrong
-    assert fits_a_laptop(readable), readable
 
 
 def fits_a_laptop(readable: dict[str, dict[str, Any]]) -> bool:
@@ -415,23 +413,33 @@ def test_a_classroom_mistake_while_a_form_waits_ends_in_a_live_form_or_one_line(
     assert errors_in(panel) == [] and tracebacks(panel) == [], (errors_in(panel), tracebacks(panel))
 
 
+_CLOSE_WITH_ITS_KERNEL = "async () => { const shown = FRONT(); await shown.sessionContext.shutdown(); shown.close(); }"
+
+
 @pytest.mark.parametrize("edition", list(EDITIONS))
 def test_every_lesson_is_readable_on_a_laptop(laptop: Page, lab, edition: str) -> None:
     """As each lesson opens (its stored outputs, which JupyterLab sanitizes): labels >= 11 px, no table cut off."""
     folder, _ = EDITIONS[edition]
     readable = {}
     chosen = os.environ.get("CLASSROOM_LESSONS")
+    # One JupyterLab page for the edition: each lesson is opened in it and closed (its kernel shut down) once surveyed,
+    # not a page load and a kernel left running per lesson (136 CPU-s for the English lessons, 123 this way).
+    laptop.goto(f"{lab.url}/lab?reset")
+    expect(laptop.locator(".lm-MenuBar-itemLabel").first).to_be_visible()
     for lesson in sorted(p.stem for p in (REPO / folder).glob("[0-9][0-9]_*.ipynb")):
         if chosen and lesson[:2] not in chosen.split():
             continue
-        laptop.goto(f"{lab.url}/lab/tree/{folder}/{lesson}.ipynb?reset")
+        path = f"{folder}/{lesson}.ipynb"
+        laptop.evaluate("path => window.jupyterapp.commands.execute('docmanager:open', {path}).then(() => null)", path)
+        laptop.wait_for_function(front("path => FRONT()?.context?.path === path"), arg=path, timeout=STALLED_S * 1000)
         panel = laptop.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").filter(has=laptop.locator(".jp-Notebook")).first
-        notebook = REPO / folder / f"{lesson}.ipynb"
+        notebook = REPO / path
         # every cell drawn (a lab that has just started draws a notebook's cells over seconds), then surveyed
         expect(panel.locator(".jp-Cell")).to_have_count(len(json.loads(notebook.read_text(encoding="utf-8"))["cells"]))
         readable[lesson] = survey(laptop, panel, f"readable_{edition}_{lesson[:2]}")
         stored = stored_diagrams(notebook)
         assert len(readable[lesson]["label_px"]) == stored, f"{lesson}: {stored} diagrams stored, measured {readable}"
+        laptop.evaluate(front(_CLOSE_WITH_ITS_KERNEL))
     (SHOTS / f"readable_{edition}.json").write_text(json.dumps(readable, indent=1))
     print(f"readability at 1366x768 ({edition}):", json.dumps(readable))
     assert readable and fits_a_laptop(readable), readable
