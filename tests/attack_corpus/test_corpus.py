@@ -67,7 +67,6 @@ ALWAYS_BLOCKED = {
 }
 SANDBOXED = dict.fromkeys(
     (
-        "answer_host_laundering",
         "state_logs_rewrite",
         "state_chart_publish",
         "state_read_orders",
