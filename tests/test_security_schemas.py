@@ -3,9 +3,7 @@ and the host sends no request anywhere; a real listener on 127.0.0.1 stands wher
 
 from __future__ import annotations
 
-import socket
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,31 +14,7 @@ from labkit.host import GatePolicy, Host, ServerSpec, outside_references, schema
 from labkit.lessons import prepare_lab
 from labkit.security import Defences, PinStore, Shield, scan_tool
 from labkit.trace import Trace
-
-
-class Listener:
-    """A TCP listener on 127.0.0.1 that records every connection made to it."""
-
-    def __init__(self) -> None:
-        self.socket = socket.create_server(("127.0.0.1", 0))
-        self.port = self.socket.getsockname()[1]
-        self.heard: list[bytes] = []
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/schemas"
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                connection, _ = self.socket.accept()
-            except OSError:
-                return
-            with connection:
-                connection.settimeout(2)
-                self.heard.append(connection.recv(4096))
-                connection.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: 18\r\n\r\n{"type": "string"}')
+from tests.attack_corpus.runner import Listener
 
 
 @pytest.fixture
@@ -54,7 +28,7 @@ def _spec(technique: str, listener: Listener) -> ServerSpec:
     return ServerSpec("attacks.schemaref", args=("--technique", technique, "--schemas-url", listener.url))
 
 
-@pytest.mark.parametrize("technique", ["input", "id"])
+@pytest.mark.parametrize("technique", ["input", "id", "meta"])
 async def test_a_call_whose_input_schema_names_an_outside_document_fails_closed_and_fetches_nothing(
     technique, listener
 ):

@@ -62,7 +62,8 @@ class Provenance:
     """A value in a call to a trusted server that first appeared in an untrusted server's output (notebook 07).
 
     `source` is that result (`server/tool`), `target` the trusted server the call goes to; `argument` is where the
-    value sits in the call. The untrusted server chose it, not the person: the question says so.
+    value sits in the call, or "" when what the untrusted result chose is the call itself (it named the tool, the
+    user did not). The untrusted server chose it, not the person: the question says so.
     """
 
     source: str
@@ -76,7 +77,17 @@ class Provenance:
         return self.source.split("/", 1)[0]
 
     @property
+    def chosen(self) -> str:
+        """What the untrusted server chose, as the trace and the questions name it: the argument, or the call."""
+        return self.argument or _("the call itself")
+
+    @property
     def question(self) -> str:
+        if not self.argument:
+            return _(
+                "Approve {tool} on {target} (a server the host trusts)? You did not ask for this call: the result of "
+                "{source}, a server the host does NOT trust, named it first. That server chose it, not you."
+            ).format(tool=self.tool, target=self.target, source=self.source)
         return _(
             "Approve {tool} on {target} (a server the host trusts) with {argument!r} = {value!r}? That value first "
             "appeared in the result of {source}, a server the host does NOT trust: that server chose it, not you."
@@ -129,7 +140,8 @@ class TaintGuard(Guard):
     def provenance(self, server: str, tool: Tool, name: str, arguments: dict[str, Any]) -> Provenance | None:
         """The first value of this call to a trusted `server` that an untrusted result named before the user or any
         trusted result did, or None. A value is matched whole (as a word, in any reading: percent, base64, hex);
-        values the tool's own schema offers (enum, default) and single characters are nobody's choice."""
+        values the tool's own schema offers (enum, default) and single characters are nobody's choice. The tool is
+        a value too: a call whose tool an untrusted result named and the user did not was that server's choice."""
         if not self.trusted(server):
             return None
         said = _spaced(" ".join(str((e.payload or {}).get("text", "")) for e in self.trace.of_kind(Kind.USER_ASK)))
@@ -140,11 +152,17 @@ class TaintGuard(Guard):
             for reading in _readings(value):
                 if _names(said, reading):
                     break
-                first = next(((source, t) for source, t, text in self.words if _names(text, reading)), None)
+                first = self._first_named(reading)
                 if first is not None and not first[1]:
                     shown = value if len(value) <= 120 else value[:120] + "…"
                     return Provenance(first[0], server, name, argument, shown)
-        return None
+        called = tool.name
+        first = None if _names(said, called) else self._first_named(called)
+        return Provenance(first[0], server, name, "", called) if first is not None and not first[1] else None
+
+    def _first_named(self, value: str) -> tuple[str, bool] | None:
+        """The first result (source, trusted?) that named `value` as a whole word."""
+        return next(((source, t) for source, t, text in self.words if _names(text, value)), None)
 
     def flow(self, server: str, name: str, arguments: dict[str, Any]) -> Flow | None:
         """The trusted data this call would carry to an untrusted `server`, or None."""
@@ -202,7 +220,7 @@ class TaintGuard(Guard):
                 _("a person approved {argument!r} of {tool}, a value {source} chose")
                 if approved
                 else _("refused: {argument!r} of {tool} on the trusted {target} is a value {source} chose")
-            ).format(argument=steered.argument, tool=steered.tool, source=steered.source, target=steered.target),
+            ).format(argument=steered.chosen, tool=steered.tool, source=steered.source, target=steered.target),
             name=steered.tool,
             server=steered.target,
             outcome=Outcome.APPROVED if approved else Outcome.REFUSED,
@@ -212,7 +230,7 @@ class TaintGuard(Guard):
         if approved:
             return None
         return _("its argument {argument!r} is a value {source}, a server the host does not trust, chose").format(
-            argument=steered.argument, source=steered.source
+            argument=steered.chosen, source=steered.source
         )
 
     async def review(self, server: str, tool: Tool, name: str, arguments: dict[str, Any]) -> str | None:

@@ -1,7 +1,8 @@
 """The independent corpus against the host: each attack succeeds with the defences off and is stopped with them on.
 
 Exceptions are named with their reasons: attacks a host rule stops even with the switchable defences off
-(`ALWAYS_BLOCKED`), and the residual risks notebook 07 teaches (`RESIDUAL`). CI runs one attack per goal
+(`ALWAYS_BLOCKED`), the residual risks notebook 07 teaches (`RESIDUAL`), and attacks only the sandbox stops
+(`SANDBOXED`: run defended only where the machine can confine a server). CI runs one attack per goal
 plus every exception; `LABKIT_FULL_CORPUS=1` runs all of them (about 5 minutes per mode on 2 cores).
 
 Each mode runs the sample in a fresh process (`python -m tests.attack_corpus.runner <name> ...`), the two
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from labkit.host import confinement
 from servers.attacks.corpus import CORPUS, Entry
 from tests.attack_corpus.runner import child_env
 
@@ -40,19 +42,59 @@ ALWAYS_BLOCKED = {
     "and whether the host trusts it, whatever the form's words say",
     "consent_default_not_sent": "a call a person approved is sent as it was shown, the schema's defaults filled in: "
     "a server's own default never applies",
+    # The independent red team of 2026-12-04: host rules, on whatever the defences.
+    **dict.fromkeys(
+        (
+            "crash_deep_json",
+            "crash_exit_midsession",
+            "crash_hang_start",
+            "crash_huge_listing",
+            "crash_lone_surrogate",
+            "timing_progress_forever",
+        ),
+        "a server that cannot start, list or answer is reported unavailable and the host goes on without it; a "
+        "call's deadline moves on only while its server works, never for its progress reports",
+    ),
+    "form_url_consent": "a URL-mode request is shown as the host's own question, naming the page's host apart from "
+    "the server's words, and the host never opens it",
+    "schema_ref_meta": "schemas are data: the host's validator resolves no reference and fetches nothing a server "
+    "names; a non-local $schema, $ref or $id fails the call closed",
+    "mrtr_roots_probe": "the host offers a server neither roots nor sampling: such a request is refused in either era",
+    "mrtr_sampling_context": "the host offers a server neither roots nor sampling: such a request is refused in "
+    "either era",
+    "rug_tools_changed": "the conversation offers the model the tools listed when it began; a definition changed "
+    "mid-run is compared with its pin at the next listing",
 }
+SANDBOXED = dict.fromkeys(
+    (
+        "state_logs_rewrite",
+        "state_chart_publish",
+        "state_read_orders",
+        "collude_sibling_home",
+        "trace_forge_events_file",
+    ),
+    "stopped by the sandbox alone: an untrusted server's world holds no data folder, no store, no other "
+    "server's private folder and no /tmp",
+)
+"""Where the machine cannot confine a server (`confinement()`), these work with every defence on: notebook 07 §12."""
 RESIDUAL = {
     "hijack_outscore": "tool choice: a tool written to out-score the trusted one wins with no instruction at all; "
     "the scanner flags it for review, the mitigation is a per-task tool allow-list",
+    **dict.fromkeys(
+        ("inject_zh_insider_phish", "steer_internal_csrf"),
+        "a call to an untrusted server whose every value an untrusted result wrote: the person sees all of it, but "
+        "not who wrote it, and nothing in it leaves the company (notebook 07 §12)",
+    ),
 }
 
 
 def _sample() -> list[Entry]:
     if os.environ.get("LABKIT_FULL_CORPUS"):
         return list(CORPUS)
-    ready = [e for e in CORPUS if not e.needs and e.name not in ALWAYS_BLOCKED and e.name not in RESIDUAL]
+    exceptions = {*ALWAYS_BLOCKED, *RESIDUAL, *SANDBOXED}
+    ready = [e for e in CORPUS if not e.needs and e.name not in exceptions]
     one_per_goal = [next(e for e in ready if e.goal == goal) for goal in sorted({e.goal for e in ready})]
-    return one_per_goal + [e for e in CORPUS if e.name in ALWAYS_BLOCKED or e.name in RESIDUAL]
+    return one_per_goal + [e for e in CORPUS if e.name in exceptions]
 
 
 def run_in_children(*batches: tuple[list[Entry], bool]) -> dict[tuple[str, bool], dict]:
@@ -102,7 +144,9 @@ def _kill_group(process: subprocess.Popen) -> None:
 
 
 SAMPLE = _sample()
-DEFENDED_SAMPLE = [e for e in SAMPLE if e.name not in ALWAYS_BLOCKED]
+DEFENDED_SAMPLE = [
+    e for e in SAMPLE if e.name not in ALWAYS_BLOCKED and (e.name not in SANDBOXED or confinement().confined)
+]
 
 
 @pytest.fixture(scope="module")
@@ -126,8 +170,8 @@ def test_corpus_is_well_formed() -> None:
     names = [e.name for e in CORPUS]
     assert len(names) == len(set(names)) >= 30
     assert len({e.technique for e in CORPUS}) >= 10
-    assert {e.goal for e in CORPUS} == {1, 2, 3, 4, 5, 6}
-    assert set(ALWAYS_BLOCKED) | set(RESIDUAL) <= set(names)
+    assert {e.goal for e in CORPUS} == {1, 2, 3, 4, 5, 6, 7}
+    assert set(ALWAYS_BLOCKED) | set(RESIDUAL) | set(SANDBOXED) <= set(names)
 
 
 @pytest.mark.parametrize("entry", [_param(e) for e in SAMPLE])

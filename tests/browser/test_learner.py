@@ -119,12 +119,11 @@ def test_03_run_all_brings_the_form_into_view_run_all_again_replaces_it_and_a_cl
 
 
 def test_00_diagram_labels_and_tables_fit_the_cell(page: Page, lab) -> None:
+    """00's outputs as stored (nbval proves a fresh run prints them; 00 is run in JupyterLab by the classroom test)."""
     path = "notebooks/00_start_here.ipynb"
     panel = open_notebook(page, lab.url, path)
-    menu(page, "Edit", "Clear Outputs of All Cells")
-    menu(page, "Run", "Run All Cells")
-    wait_all_done(page, panel, path)
-    assert errors_in(panel) == []
+    cells = len(json.loads((REPO / path).read_text(encoding="utf-8"))["cells"])
+    expect(panel.locator(".jp-Cell")).to_have_count(cells)  # every cell drawn (a lab just started draws them slowly)
     diagrams_and_tables_fit(page, panel, "00")
 
 
