@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The real-browser test (tests/browser): notebooks 03, 04 and the zh-CN 03 run in JupyterLab and Debian's
-# Chromium, each form answered by a click; the learner on a 1366x768 laptop (test_classroom.py): 00, 03, 04 opened in
+# Chromium, each form answered by a click; the learner on a 1366x768 laptop (test_classroom.py): 00, 03, 04, 07 opened in
 # course order with their stored outputs, Run All, each form brought into the window by itself (the seconds it took
 # measured into screenshots/classroom_<edition>.json, never asserted), the classroom's mistakes while 03's form waits
-# (run its cell again, interrupt, restart, close and reopen the tab), and every lesson's labels and tables measured
-# as stored (nbval proves a fresh run prints the same), in both editions; the
+# (run its cell again, interrupt, restart, close and reopen the tab); every lesson's labels and tables measured as
+# stored, nbval proving a fresh run prints the same (test_readable.py); all in both editions; the
 # "a form is waiting" banner in a page of its own, no JupyterLab (test_waiting_banner.py: one per notebook, seconds).
-# CLASSROOM_LESSONS="03" plays one lesson only (how to iterate on a 2-core machine; "07" plays 07, not yet by default).
+# CLASSROOM_LESSONS="03" plays one lesson only (how to iterate on a 2-core machine).
 # Playwright comes from PyPI into a throwaway venv (never `playwright install`: it drives /usr/bin/chromium);
 # JupyterLab and the kernel are the CI venv's (.venv). tests/conftest.py
 # is for in-process tests (it imports labkit, which this venv does not have): --confcutdir leaves it out.

@@ -12,7 +12,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -183,7 +182,7 @@ def read_only_checkout(data_dir: Path | None) -> Replay:
 
 
 _ONE_CALL = textwrap.dedent("""
-    import json, sys, anyio
+    import json, sys, time, anyio
     from labkit.host import GatePolicy, Host, ServerSpec
     from labkit.trace import Trace
 
@@ -411,7 +410,7 @@ def crowded_start() -> Replay:
 
 
 _CALL = textwrap.dedent("""
-    import json, sys, anyio
+    import json, sys, time, anyio
     from labkit.host import GatePolicy, Host, ServerSpec
     from labkit.trace import Kind, Trace
 
@@ -435,12 +434,23 @@ _CALL = textwrap.dedent("""
     mcp.run()
     '''
 
+    async def compute_on_this_thread():  # the host's event loop kept on the CPU, between slices of a few ms
+        while True:
+            slice_ends = time.thread_time() + 0.02
+            while time.thread_time() < slice_ends:
+                pass
+            await anyio.sleep(0)
+
     async def main():
         trace = Trace()
         spec = ServerSpec("work", command=sys.executable, args=("-c", SERVER))
         policy = GatePolicy(auto_approve=frozenset({"wait_forever", "crunch"}))
         async with Host(trace, [spec], call_timeout=float(sys.argv[1]), start_timeout=120, policy=policy) as host:
-            result = await host.call(sys.argv[2], json.loads(sys.argv[3]))
+            async with anyio.create_task_group() as host_work:
+                if sys.argv[4:] == ["computing"]:
+                    host_work.start_soon(compute_on_this_thread)
+                result = await host.call(sys.argv[2], json.loads(sys.argv[3]))
+                host_work.cancel_scope.cancel()
         causes = [e.meta.get("cause") for e in trace.of_kind(Kind.HOST_NOTE) if e.meta.get("cause")]
         notes = [e.summary for e in trace.of_kind(Kind.HOST_NOTE) if e.meta.get("cause")]
         print(json.dumps({"text": result.text, "is_error": result.is_error, "causes": causes, "notes": notes}))
@@ -454,38 +464,29 @@ def busy_cpu_call(tool: str, arguments: dict[str, Any], limit: float) -> Replay:
     burns its CPU time) or hangs in a sleep (`wait_forever`) under a call limit of `limit` seconds: the call's result,
     and in `stdout` the causes (`cause`) and the notes the host gave."""
     with hogs_on_cpu0():
-        child = subprocess.run(
-            ["taskset", "-c", "0", sys.executable, "-c", _CALL, str(limit), tool, json.dumps(arguments)],
-            capture_output=True,
-            text=True,
-            cwd=REPO,
-            timeout=600,
-            env={**os.environ, "PYTHONPATH": str(REPO), "LABKIT_WARM_START": "0"},
-        )
+        return _call(["taskset", "-c", "0", sys.executable, "-c", _CALL, str(limit), tool, json.dumps(arguments)])
+
+
+def hung_tool_while_the_host_computes() -> Replay:
+    """A host calls `wait_forever` (a sleep) under a call limit of 2 s while a task of its own event loop computes all
+    along, as a notebook's other work would: the server's processes are idle, the host's thread is not."""
+    return _call([sys.executable, "-c", _CALL, "2", "wait_forever", "{}", "computing"])
+
+
+def _call(command: list[str]) -> Replay:
+    child = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(REPO), "LABKIT_WARM_START": "0"},
+    )
     if not child.stdout.strip():
         return Replay(error=RuntimeError(child.stderr[-2000:]), returncode=child.returncode, stderr=child.stderr)
     outcome = json.loads(child.stdout.splitlines()[-1])
     result = ToolResult("call", outcome["text"], outcome["is_error"])
     return Replay(results=[result], returncode=child.returncode, stderr=child.stderr, stdout=json.dumps(outcome))
-
-
-async def hung_tool_while_the_host_computes() -> Replay:
-    """The faulty server's `sleep_for` sleeps past a call limit of 2 s while a task of the host's own event loop
-    computes all along (as a notebook's other work would): the server's processes are idle, the host's thread is not."""
-    async with anyio.create_task_group() as host_work:
-        host_work.start_soon(_compute_on_this_thread)
-        replay = await _calls(ServerSpec("faulty"), ("sleep_for", {"seconds": 3600}), call_timeout=2)
-        host_work.cancel_scope.cancel()
-    return replay
-
-
-async def _compute_on_this_thread() -> None:
-    """Keeps this thread on the CPU, letting the event loop's other tasks run between slices of a few milliseconds."""
-    while True:
-        slice_ends = time.thread_time() + 0.02
-        while time.thread_time() < slice_ends:
-            pass
-        await anyio.sleep(0)
 
 
 CASES = {

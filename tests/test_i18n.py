@@ -14,6 +14,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from babel.messages.pofile import read_po, write_po
@@ -377,3 +378,19 @@ def test_a_configuration_error_is_said_in_the_learners_language(monkeypatch) -> 
         and _is_text(node.exc.args[0])
     ]
     assert in_place == []
+
+
+def test_labkits_own_tables_head_their_columns_in_the_learners_language_and_keep_the_field_names(monkeypatch) -> None:
+    from labkit.lessons._attack_report import _OUTCOME_HEADINGS
+    from labkit.security import Defences
+    from labkit.trace import headed
+
+    monkeypatch.setenv("LABKIT_LANG", "zh_CN")
+    every = headed([{"attack": "rug-pull", "attack succeeded": True, "stopped at": ""}], _OUTCOME_HEADINGS)
+    assert list(every.columns) == ["attack", "attack succeeded", "stopped at"], "the data keeps the field names"
+    chosen: Any = every[["attack", "attack succeeded"]]  # a selection is shown the same way
+    assert "攻击得手" in repr(chosen) and "攻击得手" in chosen._repr_html_() and "attack succeeded" not in repr(chosen)
+    defences: Any = Defences().table()  # pandas-stubs does not declare the notebook display hook
+    assert "作用" in defences._repr_html_()
+    monkeypatch.setenv("LABKIT_LANG", "en")
+    assert "attack succeeded" in repr(chosen)

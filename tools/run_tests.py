@@ -13,9 +13,9 @@ files that start whole rooms, kernels and warm Pythons; `tests-attacks` the atta
 (many sandboxed servers, started cold); `tests-faults` the fault tests; `tests` the rest.
 At most `--jobs` suites run at once (4); a suite named beyond that starts, in order, as soon as one ends.
 CI names the browser check's two suites first (`.ci/browser.sh`: the lessons in JupyterLab and Chromium, which
-needs Chromium; `browser-classroom` is tests/browser/test_classroom.py, `browser` the other files), as the suites
-with the most CPU seconds, so that they do not run alone at the end; the two cores are never shared more thinly
-than by four suites.
+needs Chromium; `browser-classroom` is tests/browser/test_classroom.py, `browser` the other files: about 400 CPU-s
+each, measured test by test before the course run took in lesson 07), as the suites with the most CPU seconds, so
+that they do not run alone at the end; the two cores are never shared more thinly than by four suites.
 Each suite's output goes to `out/test-logs/<suite>.log`; a line is printed as each ends (its wall time and CPU
 seconds: on a busy machine the first grows, the second hardly), and the whole
 log of a suite that failed. The `tests` suite also reports its coverage of labkit and the servers (no threshold).

@@ -6,10 +6,10 @@ import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from labkit._i18n import _, listing
+from labkit._i18n import N_, _, listing
 
 from ..security import reveal
-from ..trace import Event, Kind, Meta, Outcome
+from ..trace import Event, Kind, Meta, Outcome, headed
 from ._attack_runs import AttackRun
 from ._security_lab import canaries_in, local_paths
 
@@ -32,6 +32,15 @@ _KINDS = (
 )
 _LIMIT = 150
 _VALUE_LIMIT = 40
+# The outcomes table's field names (what code indexes) and their headings in the learner's language.
+_OUTCOME_HEADINGS = {
+    "attack": N_("attack"),
+    "defences": N_("defences"),
+    "attack succeeded": N_("attack succeeded"),
+    "evidence": N_("evidence"),
+    "entered at": N_("entered at"),
+    "stopped at": N_("stopped at"),
+}
 _NOTEWORTHY = frozenset({Outcome.WITHHELD, Outcome.IGNORED, Outcome.REFUSED, Outcome.BLOCKED})
 
 
@@ -77,7 +86,9 @@ def story(run: AttackRun, *, everything: bool = False) -> pd.DataFrame:
     """
     import pandas as pd
 
-    marks = {e.seq: mark for e, mark in ((run.entered, "◀ entered"), (run.stopped, "■ stopped")) if e is not None}
+    marks = {
+        e.seq: _(mark) for e, mark in ((run.entered, N_("◀ entered")), (run.stopped, N_("■ stopped"))) if e is not None
+    }
     rows = []
     for event in run.trace:
         if event.seq not in marks and (not _shown(event) or (not everything and _routine(event))):
@@ -106,6 +117,4 @@ def story(run: AttackRun, *, everything: bool = False) -> pd.DataFrame:
 
 def outcomes(runs: Iterable[AttackRun]) -> pd.DataFrame:
     """One row per run: attack, defences, success, evidence, where it entered and was stopped (notebook 07)."""
-    import pandas as pd
-
-    return pd.DataFrame([run.outcome() for run in runs])
+    return headed((run.outcome() for run in runs), _OUTCOME_HEADINGS)

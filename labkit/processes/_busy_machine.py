@@ -282,9 +282,12 @@ class Deadline(_Window):
 
     def passed(self) -> bool:
         # Looked at every `_CHECK_S` of the wait, not only once the limit has passed; and again before it ends.
-        return time.monotonic() - self.began >= self.limit + self.credit() and (
+        passed = time.monotonic() - self.began >= self.limit + self.credit() and (
             time.monotonic() - self.began >= self.limit + self.credit(now=True)
         )
+        if passed:
+            self._judged()  # now, before the caller stops the server: what it does then is not what it did
+        return passed
 
 
 class MovingDeadline(_Window):
@@ -319,6 +322,8 @@ class MovingDeadline(_Window):
                 continue
             credit = await anyio.to_thread.run_sync(lambda: self.credit(now=True))  # what they did since the last look
             if time.monotonic() >= self.began + self._paused_for + self.limit + credit:
+                # Judged before the cancelling: the server then works on the cancellation it is sent.
+                await anyio.to_thread.run_sync(self._judged)
                 self.scope.cancel()
                 return
 

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from labkit._i18n import _, clauses, listing
+from labkit._i18n import N_, _, clauses, listing
 
 from ..host import Waited, WaitingForm, argument_hash, scripted_user_active
-from ..trace import Kind, Outcome, Trace
+from ..trace import Kind, Outcome, Trace, headed
 from ._flows import Flow, Provenance
 from ._hidden import count_hidden, reveal
 from ._scanner import POWER_NAME
@@ -56,6 +56,19 @@ def _nobody_can_click() -> bool:
 def render_arguments(arguments: dict[str, Any]) -> str:
     """The arguments as they would be sent, indented, never shortened; hidden characters made visible (notebook 07)."""
     return reveal(json.dumps(arguments, indent=2, ensure_ascii=False))
+
+
+# The desk's table: its field names (what code indexes) and their headings in the learner's language.
+_DESK_HEADINGS = {
+    "server": N_("server"),
+    "tool": N_("tool"),
+    "args_hash": "args_hash",
+    "shown_chars": "shown_chars",
+    "answer": N_("answer"),
+    "reason": N_("reason"),
+    "by": N_("by"),
+    "the yes allowed": N_("the yes allowed"),
+}
 
 
 @dataclass(frozen=True)
@@ -319,23 +332,20 @@ class ApprovalDesk:
     def table(self) -> pd.DataFrame:
         """One row per question: server, tool, argument hash, characters shown, answer, reason, by whom, and what
         a yes allowed that the careful user would have refused."""
-        import pandas as pd
-
-        columns = ["server", "tool", "args_hash", "shown_chars", "answer", "reason", "by", "the yes allowed"]
         rows = [
-            [
-                r.server,
-                r.tool,
-                r.args_hash,
-                len(r.shown),
-                "approved" if r.approved else "refused",
-                r.reason,
-                r.by,
-                r.consequence,
-            ]
+            {
+                "server": r.server,
+                "tool": r.tool,
+                "args_hash": r.args_hash,
+                "shown_chars": len(r.shown),
+                "answer": "approved" if r.approved else "refused",
+                "reason": r.reason,
+                "by": r.by,
+                "the yes allowed": r.consequence,
+            }
             for r in self.requests
         ]
-        return pd.DataFrame(rows, columns=columns)
+        return headed(rows, _DESK_HEADINGS).reindex(columns=list(_DESK_HEADINGS))
 
     async def _ask_widget(self, asked: str, approved: bool, reason: str, if_yes: str) -> tuple[bool, str, str]:
         import ipywidgets as widgets

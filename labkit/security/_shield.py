@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from labkit._i18n import N_, _, listing
 
 from ..host import GatePolicy, Guard, Host, ServerSpec, confinement
-from ..trace import Kind, Trace
+from ..trace import Kind, Trace, headed
 from ._approval import HOME_DOMAIN, ApprovalDesk
 from ._checks import EgressGuard, HintsGuard, PathGuard, host_secrets
 from ._confine import LabFolder, least_privilege, over_broad
@@ -94,9 +94,10 @@ class Defences:
         )
 
     def table(self) -> pd.DataFrame:
-        import pandas as pd
-
-        return pd.DataFrame([{"defence": n, "on": getattr(self, n), "what it does": _(w)} for n, w in DEFENCES.items()])
+        headings = {"defence": N_("defence"), "on": N_("on"), "what it does": N_("what it does")}
+        return headed(
+            ({"defence": n, "on": getattr(self, n), "what it does": _(w)} for n, w in DEFENCES.items()), headings
+        )
 
 
 class Shield:

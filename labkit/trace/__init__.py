@@ -19,7 +19,7 @@ from ._select import select
 from ._steps import STEP_ACTORS, Step, count_steps, group_steps, steps_table
 from ._summaries import fold, frame_kind, summarise_frame
 from ._tokens import ESTIMATOR, estimate_tokens
-from ._views import Diagram, pretty, sequence_diagram, table
+from ._views import Diagram, headed, pretty, sequence_diagram, table
 
 __all__ = [
     "ACTORS",
@@ -52,6 +52,7 @@ __all__ = [
     "frame_kind",
     "frame_payload",
     "group_steps",
+    "headed",
     "overlap_saving",
     "pretty",
     "redact",

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import html
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import pandas as pd
 
 from labkit._i18n import N_, _
 
-__all__ = ["EventTable", "StepTable"]
+__all__ = ["EventTable", "HeadedTable", "StepTable"]
 
 _SHORT_ID = 10  # characters of an id shown in a table; the whole id is on hover
 _TABLE_STYLE = (
@@ -40,10 +41,10 @@ def _heading(column: str) -> str:
     return f"<th{title}>{html.escape(shown)}</th>"
 
 
-def _shown(table: pd.DataFrame) -> pd.DataFrame:
+def _shown(table: pd.DataFrame, headings: Mapping[Any, str] = _HEADINGS) -> pd.DataFrame:
     """`table` with its headings in the learner's language (a copy for display)."""
-    shown = pd.DataFrame(table).rename(columns=lambda c: _(_HEADINGS[c]) if c in _HEADINGS else c)
-    shown.index.name = _(_HEADINGS[table.index.name]) if table.index.name in _HEADINGS else table.index.name
+    shown = pd.DataFrame(table).rename(columns=lambda c: _(headings[c]) if c in headings else c)
+    shown.index.name = _(headings[table.index.name]) if table.index.name in headings else table.index.name
     return shown
 
 
@@ -103,3 +104,24 @@ class StepTable(pd.DataFrame):
 
     def __repr__(self) -> str:
         return repr(_shown(self))
+
+
+class HeadedTable(pd.DataFrame):
+    """A table whose headings are shown in the learner's language while its data keeps the field names the
+    learner's code indexes; a selection from it (`every[["attack", "evidence"]]`) is shown the same way (notebook 07).
+    """
+
+    _metadata: ClassVar[list[str]] = ["headings"]
+    headings: Mapping[str, str] = {}
+    """Field name → its heading, a message marked with `N_` (translated when shown)."""
+
+    @property
+    def _constructor(self) -> type[pd.DataFrame]:
+        return HeadedTable
+
+    def _repr_html_(self) -> str | None:
+        shown: Any = _shown(self, self.headings)  # pandas-stubs does not declare the notebook display hook
+        return shown._repr_html_()
+
+    def __repr__(self) -> str:
+        return repr(_shown(self, self.headings))

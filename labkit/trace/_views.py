@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterable, Set
+from collections.abc import Iterable, Mapping, Set
 from typing import TYPE_CHECKING, Any
 
 from .._i18n import _
@@ -16,13 +16,27 @@ from ._select import select
 from ._summaries import fold
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ._event_table import EventTable
 
-__all__ = ["Diagram", "pretty", "sequence_diagram", "table"]
+__all__ = ["Diagram", "headed", "pretty", "sequence_diagram", "table"]
 
 # Mermaid reads ';' as a statement end and '#' as the start of an entity code.
 _MERMAID_ESCAPES = str.maketrans({"#": "#35;", ";": "#59;", "<": "#lt;", ">": "#gt;", "\n": " "})
 _TABLE_COLUMNS = ["seq", "round", "from", "to", "kind", "summary", "name", "server", "id"]
+
+
+def headed(rows: Iterable[Mapping[str, Any]], headings: Mapping[str, str]) -> pd.DataFrame:
+    """`rows` as a table whose headings are shown in the learner's language: `headings` maps a field name to its
+    heading, marked with `N_`; the data keeps the field names (notebook 07)."""
+    import pandas as pd
+
+    from ._event_table import HeadedTable
+
+    table = HeadedTable(pd.DataFrame(list(rows)))
+    table.headings = dict(headings)
+    return table
 
 
 def table(trace: Trace | Iterable[Event], *, times: bool = False, **filters: Any) -> EventTable:
