@@ -598,7 +598,8 @@ CORPUS: tuple[Entry, ...] = (
         LOGS_TASK,
         {"kind": "trace_forged", "server": "logs", "marker": "lab07-forged"},
         "it finds logs' own events file among its folder's siblings and the host's temp folders, and appends a copy "
-        "of logs' first line saying '0 errors': the trace shows it as logs' own step",
+        "of logs' first line saying '0 errors': the trace shows it as logs' own step (when it wins the race with "
+        "the host's read of that call's steps; stopped by the sandbox, which has no shared /tmp)",
     ),
     # --- workspace escape (goal 5, 2) ---------------------------------------------------------------
     Entry(

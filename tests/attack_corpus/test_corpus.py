@@ -71,7 +71,6 @@ SANDBOXED = dict.fromkeys(
         "state_chart_publish",
         "state_read_orders",
         "collude_sibling_home",
-        "trace_forge_events_file",
     ),
     "stopped by the sandbox alone: an untrusted server's world holds no data folder, no store, no other "
     "server's private folder and no /tmp",
