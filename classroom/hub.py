@@ -21,16 +21,17 @@ from tornado.websocket import websocket_connect
 
 from classroom import proxy_command
 from classroom.memory import tree_memory
+from classroom.spawner import hub_limit
 from labkit._time_limits import scaled
 
 __all__ = ["Hub", "LessonRun", "missing"]
 
 LAB = Path(__file__).resolve().parents[1]
 CONFIG = Path(__file__).with_name("jupyterhub_config.py")
-# How long a hub, a learner's server and one lesson cell may take. A room on shared CPUs is slow, not dead:
-# every limit scales with LABKIT_TIME_SCALE, as the lab's own limits do.
+# How long a hub and one lesson cell may take. A room on shared CPUs is slow, not dead: every limit scales with
+# LABKIT_TIME_SCALE, as the lab's own limits do; a learner's server is waited for by the hub's spawner
+# (classroom/spawner.py), which tells a busy machine from a server that ended or does not answer.
 _HUB_UP_S = scaled(60)
-_SERVER_UP_S = scaled(120)
 _CELL_S = scaled(300)
 _REQUEST_S = scaled(60)
 _ADMIN_TOKEN = uuid.uuid4().hex
@@ -96,6 +97,8 @@ class Hub:
         os_users: list[str] | None = None,
         extra_env: dict[str, str] | None = None,
         python: str = sys.executable,
+        hub_env: dict[str, str] | None = None,
+        extra_config: list[str] | None = None,
     ) -> None:
         if missing():
             raise RuntimeError(missing())
@@ -107,6 +110,7 @@ class Hub:
         self._python = python  # the hub's, and so its learners' (`c.Spawner.cmd`): one every learner can run
         self.url = f"http://127.0.0.1:{_free_port()}"
         self._env = {"LABKIT_SCRIPTED_USER": "1", **(extra_env or {})}
+        self._hub_env, self._extra_config = hub_env or {}, extra_config or []  # the hub's own, and lines of config
         self._process: subprocess.Popen[bytes] | None = None
         self._api = httpx.AsyncClient(
             base_url=f"{self.url}/hub/api", headers={"Authorization": f"token {_ADMIN_TOKEN}"}, timeout=_REQUEST_S
@@ -122,24 +126,23 @@ class Hub:
             "c.JupyterHub.authenticator_class = 'dummy'",
             f"c.Authenticator.allowed_users = {set(self.names)!r}",
             f"c.Spawner.environment.update({self._env!r})",
-            f"c.Spawner.start_timeout = c.Spawner.http_timeout = {int(_SERVER_UP_S)}",
             f"c.JupyterHub.services.append({{'name': 'lab-test', 'api_token': {_ADMIN_TOKEN!r}}})",
             "c.JupyterHub.load_roles.append({'name': 'admin', 'services': ['lab-test']})",
         ]
         if not self._os_users:  # the test spawner runs every learner's server as the hub's own user
             home = str(self.root / "home" / "{username}")
             lines += [
-                "c.JupyterHub.spawner_class = 'simple'",
+                "c.JupyterHub.spawner_class = 'classroom.spawner.SimpleRoomSpawner'",
                 f"c.SimpleLocalProcessSpawner.home_dir_template = {home!r}",
                 *(["c.Spawner.args.append('--allow-root')"] if os.getuid() == 0 else []),
             ]
         overrides = self.root / "hub_test_config.py"
-        overrides.write_text("\n".join(lines) + "\n")
+        overrides.write_text("\n".join(lines + self._extra_config) + "\n")
         return overrides
 
     async def __aenter__(self) -> Hub:
         state = self.root / "state"
-        env = {**os.environ, "LABKIT_HUB_STATE": str(state)}
+        env = {**os.environ, "LABKIT_HUB_STATE": str(state), **self._hub_env}
         log = (self.root / "hub.log").open("wb")
         self._process = subprocess.Popen(
             [self._python, "-m", "jupyterhub", "-f", str(self._config())],
@@ -208,18 +211,32 @@ class Hub:
             await self._api.get(f"/users/{name}")
         ).status_code == 404 else None
         response = await self._api.post(f"/users/{name}/server")
-        if response.status_code not in (201, 202):
-            raise RuntimeError(f"starting {name}'s server: HTTP {response.status_code} {response.text}")
-        deadline = time.monotonic() + _SERVER_UP_S
-        while time.monotonic() < deadline:
+        if response.status_code not in (201, 202):  # a start that failed at once: the hub's answer is a bare 500
+            raise RuntimeError(f"{name}'s server did not start: {await self._spawn_failure(name)}")
+        # As long as the hub waits: its spawner decides, by the servers' progress, and says why when it gives up.
+        guard = time.monotonic() + hub_limit() + _REQUEST_S
+        while time.monotonic() < guard:
             user = (await self._api.get(f"/users/{name}")).json()
             server = user.get("servers", {}).get("", {})
             if server.get("ready"):
                 token = await self._api.post(f"/users/{name}/tokens", json={"note": "lesson run"})
                 token.raise_for_status()
                 return str(token.json()["token"])
+            if not server.get("pending"):
+                raise RuntimeError(f"{name}'s server did not start: {await self._spawn_failure(name)}")
             await asyncio.sleep(0.5)
-        raise RuntimeError(f"{name}'s server was not ready within {_SERVER_UP_S:.0f} s: {self.log_tail()}")
+        raise RuntimeError(
+            f"the hub neither started nor gave up on {name}'s server within its own limit: {self.log_tail()}"
+        )
+
+    async def _spawn_failure(self, name: str) -> str:
+        """What the hub says of the learner's last start that failed (its progress stream's last event)."""
+        message = "the hub gave no reason"
+        async with self._api.stream("GET", f"/users/{name}/server/progress") as events:
+            async for line in events.aiter_lines():
+                if line.startswith("data:"):
+                    message = json.loads(line[5:]).get("message", message)
+        return message
 
     async def run_lesson(
         self, name: str, token: str, notebook: str, *, sampled: int | None = None, leave_open: bool = False

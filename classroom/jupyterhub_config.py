@@ -58,9 +58,15 @@ c.JupyterHub.cleanup_servers = True
 c.JupyterHub.cleanup_proxy = True
 sys.path.insert(0, str(LAB))
 from classroom import proxy_command  # noqa: E402
+from classroom.spawner import hub_limit  # noqa: E402
 
 c.ConfigurableHTTPProxy.command = [proxy_command() or "configurable-http-proxy"]
 
+# A learner's server is waited for while it works, not for a fixed time (classroom/spawner.py): the hub's own
+# limits lie beyond the spawner's furthest, and each server's log is kept in the state folder, one file a learner.
+c.JupyterHub.spawner_class = "classroom.spawner.RoomSpawner"
+c.RoomSpawner.logs_dir = str(STATE / "servers")
+c.Spawner.start_timeout = c.Spawner.http_timeout = hub_limit()
 c.Spawner.cmd = [str(Path(sys.prefix) / "bin" / "jupyterhub-singleuser")]
 c.Spawner.default_url = f"/lab/tree/{COURSE_HOME}/notebooks/00_start_here.ipynb"
 c.Spawner.pre_spawn_hook = copy_course

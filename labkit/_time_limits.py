@@ -14,7 +14,7 @@ if not __package__:  # run as a script (`python3 labkit/_time_limits.py 45`, by 
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from labkit.errors import ConfigError
 
-__all__ = ["TIME_SCALE_ENV", "machine_load", "scaled", "time_scale", "usable_cpus"]
+__all__ = ["TIME_SCALE_ENV", "machine_load", "scaled", "time_scale"]
 
 TIME_SCALE_ENV = "LABKIT_TIME_SCALE"
 """A number (default 1) multiplying every time limit: 2 on a classroom VM shared by many, 4 on a Binder CPU share."""
@@ -40,18 +40,6 @@ def time_scale() -> float:
 def scaled(seconds: float) -> float:
     """`seconds`, the limit on a quiet machine, times `LABKIT_TIME_SCALE` (notebook 05)."""
     return seconds * time_scale()
-
-
-def usable_cpus() -> float:
-    """How many CPUs this process may use: those it is allowed to run on, or fewer when its container is given a
-    share of them (cgroup v2's `cpu.max`, as on Binder and in Kubernetes)."""
-    cpus = float(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
-    try:
-        with open("/sys/fs/cgroup/cpu.max", encoding="ascii") as limit:
-            quota, period = limit.read().split()[:2]
-        return min(cpus, int(quota) / int(period)) if quota != "max" else cpus
-    except (OSError, ValueError):
-        return cpus
 
 
 def machine_load() -> tuple[float, int]:

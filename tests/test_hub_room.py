@@ -45,6 +45,27 @@ async def test_three_learners_run_a_lesson_with_a_form_at_once_and_nothing_is_le
     assert hub.processes() == [], "processes left running after the hub stopped"
 
 
+@pytest.mark.parametrize(
+    ("server", "cause"),
+    [("time.sleep(3600)", "The server is not answering"), ("sys.exit(3)", "ended (exit status 3) before it answered")],
+)
+async def test_a_learners_server_that_fails_to_start_is_named_with_its_cause_and_its_own_log(
+    proxy: None, tmp_path: Path, server: str, cause: str
+) -> None:
+    """Not the hub's "took too long" after a fixed time: the spawner's deadline over the server's own processes
+    (a tenth of the quiet machine's limit, by the one time setting) says whether it ended or does not answer, and
+    shows the server's own log, not the hub's."""
+    said = "a learner's server, pid {os.getpid()}"
+    command = [sys.executable, "-c", f"import os, sys, time; print(f{said!r}, flush=True); {server}"]
+    async with Hub(
+        tmp_path, 1, hub_env={"LABKIT_TIME_SCALE": "0.1"}, extra_config=[f"c.Spawner.cmd = {command!r}"]
+    ) as hub:
+        with pytest.raises(RuntimeError) as failed:
+            await hub.start_server(hub.names[0])
+    assert cause in str(failed.value) and "a learner's server, pid" in str(failed.value), str(failed.value)
+    assert hub.processes() == [], "processes left running after the hub stopped"
+
+
 async def test_a_learner_beyond_the_kernel_cap_loses_the_least_recently_used_idle_kernel_only() -> None:
     from classroom.kernels import RoomKernelManager
 

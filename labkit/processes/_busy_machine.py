@@ -94,12 +94,12 @@ def _started_after(process: psutil.Process, moment: float) -> bool:
         return False
 
 
-def _servers() -> list[psutil.Process]:
-    """The host's processes: its descendants (its warm Python among them), and the warm Python lent to it with its
-    children."""
-    lent = lent_to_us()
+def _servers(tree: int | None = None) -> list[psutil.Process]:
+    """The process `tree` and its descendants, when given; else the host's processes: its descendants (its warm
+    Python among them), and the warm Python lent to it with its children."""
+    lent = lent_to_us() if tree is None else None
     found = []
-    for root in (os.getpid(), lent.pid if lent is not None else None):
+    for root in (tree,) if tree is not None else (os.getpid(), lent.pid if lent is not None else None):
         if root is None:
             continue
         try:
@@ -146,9 +146,9 @@ class _Work:
     host's own thread `host` (its event loop), when given, is given the time it was kept from too (between a server's
     answer and the next request, the work is the host's), but whether the servers work is theirs alone to show."""
 
-    def __init__(self, host: int | None = None) -> None:
+    def __init__(self, host: int | None = None, tree: int | None = None) -> None:
         self.since = self.last = self.worked_at = time.monotonic()
-        self.host = host
+        self.host, self.tree = host, tree
         self.credit = 0.0
         self.worked = _Stretch()
         """The servers' running and waiting, summed over the stretches in which they worked."""
@@ -162,7 +162,7 @@ class _Work:
         first = self.threads is None
         if not first and now - self.last < max(every, _SHORTEST_LOOK_S):
             return
-        servers = _servers()
+        servers = _servers(self.tree)
         threads: dict[str, tuple[float, float]] = {}
         started_since: set[str] = set()  # at the first look: threads of processes started since it was made
         for process in servers:
@@ -210,9 +210,9 @@ class _Verdict:
 class _Window:
     """A limit's window: when it began, how long its working processes waited for a CPU, and why it passed."""
 
-    def __init__(self, limit: float, host: int | None = None) -> None:
+    def __init__(self, limit: float, host: int | None = None, tree: int | None = None) -> None:
         self.limit, self.began = limit, time.monotonic()
-        self.work = _Work(host)
+        self.work = _Work(host, tree)
         self._verdict: _Verdict | None = None
 
     def look(self) -> None:
@@ -273,11 +273,11 @@ class _Window:
 
 
 class Deadline(_Window):
-    """`moving_deadline` for code that polls: `passed()` once `limit` seconds, moved on by the time the host and its
-    processes waited for a CPU, have gone by."""
+    """`moving_deadline` for code that polls: `passed()` once `limit` seconds, moved on by the time the host's
+    processes (or the process `tree`, when given: a server someone else started) waited for a CPU, have gone by."""
 
-    def __init__(self, limit: float) -> None:
-        super().__init__(limit)
+    def __init__(self, limit: float, tree: int | None = None) -> None:
+        super().__init__(limit, tree=tree)
         self.look()
 
     def passed(self) -> bool:
