@@ -16,6 +16,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from jupyterhub.spawner import SimpleLocalProcessSpawner
+
 LAB = Path(__file__).resolve().parents[1]
 # What each learner gets a copy of, in ~/mcp-lab: lessons, solutions and the Chinese edition. The lab's code,
 # servers and skills stay in the checkout, installed once for everyone (`make env`).
@@ -40,7 +42,7 @@ def copy_course(spawner) -> None:  # type: ignore[no-untyped-def]
     for folder in COURSE:
         shutil.copytree(LAB / folder, target / folder)
     owner = spawner.user.name
-    if spawner.__class__.__name__ == "LocalProcessSpawner":  # real OS users: the copy is theirs, the home private
+    if not isinstance(spawner, SimpleLocalProcessSpawner):  # real OS users: the copy is theirs, the home private
         for path in (target, *target.rglob("*")):
             shutil.chown(path, owner, owner)
         learner_home(spawner).chmod(0o700)

@@ -10,10 +10,12 @@ in `RoomSpawner.logs_dir` (one file a learner); the hub's own limits are set bey
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 from typing import Any
 
 import httpx
+import psutil
 from jupyterhub.spawner import LocalProcessSpawner, SimpleLocalProcessSpawner
 from traitlets import Unicode
 
@@ -56,6 +58,19 @@ class RoomSpawner(LocalProcessSpawner):  # type: ignore[misc]  # JupyterHub has 
         await self._until_answering(f"http://{ip}:{port}{self.server.base_url}api")
         return address
 
+    async def stop(self, now: bool = False) -> None:
+        """Stop the learner's server, then whatever it started that outlived it: a kernel runs in a process group
+        of its own, so a server that ends without shutting its kernels down (as on SIGINT) leaves them running."""
+        started = _descendants(self.pid)
+        await super().stop(now=now)
+        for process in started:
+            with contextlib.suppress(psutil.Error):
+                process.terminate()
+        _, alive = await asyncio.to_thread(psutil.wait_procs, started, timeout=scaled(_LOOK_S * 10))
+        for process in alive:
+            with contextlib.suppress(psutil.Error):
+                process.kill()
+
     async def _until_answering(self, url: str) -> None:
         """Until the server answers at `url` (any answer below 500, as JupyterHub asks); a `RuntimeError` naming why
         when it ended, or the lab's deadline over its processes passed."""
@@ -79,6 +94,14 @@ class RoomSpawner(LocalProcessSpawner):  # type: ignore[misc]  # JupyterHub has 
         lines = log.read_text(errors="replace").splitlines()[-_LOG_LINES:] if log is not None and log.exists() else []
         tail = ("\nThe last lines of its log (" + str(log) + "):\n" + "\n".join(lines)) if lines else ""
         return RuntimeError(f"{self.user.name}: {why}{tail}")
+
+
+def _descendants(pid: int) -> list[psutil.Process]:
+    """Every process `pid` started, at any depth (none when it has ended)."""
+    try:
+        return psutil.Process(pid).children(recursive=True) if pid else []
+    except psutil.Error:
+        return []
 
 
 class SimpleRoomSpawner(RoomSpawner, SimpleLocalProcessSpawner):  # type: ignore[misc]
