@@ -182,7 +182,7 @@ def read_only_checkout(data_dir: Path | None) -> Replay:
 
 
 _ONE_CALL = textwrap.dedent("""
-    import json, sys, time, anyio
+    import json, subprocess, sys, time, anyio
     from labkit.host import GatePolicy, Host, ServerSpec
     from labkit.trace import Trace
 
@@ -410,7 +410,7 @@ def crowded_start() -> Replay:
 
 
 _CALL = textwrap.dedent("""
-    import json, sys, time, anyio
+    import json, subprocess, sys, time, anyio
     from labkit.host import GatePolicy, Host, ServerSpec
     from labkit.trace import Kind, Trace
 
@@ -449,7 +449,15 @@ _CALL = textwrap.dedent("""
             async with anyio.create_task_group() as host_work:
                 if sys.argv[4:] == ["computing"]:
                     host_work.start_soon(compute_on_this_thread)
-                result = await host.call(sys.argv[2], json.loads(sys.argv[3]))
+                # Another process of the host's (a warm Python, another server) computes all along the call.
+                computing = [sys.executable, "-c", "while True: pass"]
+                other = subprocess.Popen(computing) if sys.argv[4:] == ["a child"] else None
+                try:
+                    result = await host.call(sys.argv[2], json.loads(sys.argv[3]))
+                finally:
+                    if other is not None:
+                        other.kill()
+                        other.wait()
                 host_work.cancel_scope.cancel()
         causes = [e.meta.get("cause") for e in trace.of_kind(Kind.HOST_NOTE) if e.meta.get("cause")]
         notes = [e.summary for e in trace.of_kind(Kind.HOST_NOTE) if e.meta.get("cause")]
@@ -471,6 +479,13 @@ def hung_tool_while_the_host_computes() -> Replay:
     """A host calls `wait_forever` (a sleep) under a call limit of 2 s while a task of its own event loop computes all
     along, as a notebook's other work would: the server's processes are idle, the host's thread is not."""
     return _call([sys.executable, "-c", _CALL, "2", "wait_forever", "{}", "computing"])
+
+
+def hung_tool_while_another_process_of_the_host_computes() -> Replay:
+    """A host calls `wait_forever` (a sleep) under a call limit of 2 s while a child of its own, not the server's,
+    computes all along (as a warm Python starting, or another of its servers working, would): the called server's
+    processes are idle."""
+    return _call([sys.executable, "-c", _CALL, "2", "wait_forever", "{}", "a child"])
 
 
 def _call(command: list[str]) -> Replay:
@@ -510,6 +525,9 @@ CASES = {
     "hung server on a busy CPU: the message": lambda _: busy_cpu("silent", 2),
     "hung tool on a busy CPU: the message": lambda _: busy_cpu_call("wait_forever", {}, 2),
     "hung tool while the host computes: the message": lambda _: hung_tool_while_the_host_computes(),
+    "hung tool while another of the host's processes computes": lambda _: (
+        hung_tool_while_another_process_of_the_host_computes()
+    ),
     "tool needing 2 s of CPU, 3 s limit, busy CPU": lambda _: busy_cpu_call("crunch", {"cpu_seconds": 2}, 3),
 }
 """Each case by the name the table shows; a case gets a fresh folder of its own for what it writes."""

@@ -183,6 +183,15 @@ def test_a_tool_hung_in_a_sleep_is_named_as_hung_however_hard_the_host_works_mea
     assert result.is_error and json.loads(replay.stdout)["causes"] == ["hung"], replay.stdout
 
 
+def test_a_tool_hung_in_a_sleep_is_named_as_hung_however_hard_another_process_of_the_host_works() -> None:
+    """Whether the called server works is judged from its own process tree: another of the host's processes (a warm
+    Python, another server), computing all along, is not that server working."""
+    replay = cases.hung_tool_while_another_process_of_the_host_computes()
+    assert replay.error is None, replay.error
+    [result] = replay.results
+    assert result.is_error and json.loads(replay.stdout)["causes"] == ["hung"], replay.stdout
+
+
 @needs_taskset
 def test_a_tool_that_works_within_its_cpu_limit_on_a_crowded_cpu_is_waited_for() -> None:
     """It needs 2 s of CPU time under a 3 s limit, and gets a quarter of a CPU: it finishes if the time it waited for
