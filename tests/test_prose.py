@@ -23,6 +23,8 @@ import nbformat
 import pytest
 from babel.messages.pofile import read_po
 
+from labkit._i18n import in_language
+from labkit.host._waiting import FORM_FALLBACK
 from labkit.trace import ACTORS, select
 from tests.prose_claims import CLAIMS, Claim
 
@@ -513,3 +515,20 @@ def test_the_kind_filter_check_finds_the_gate_filter_08_had() -> None:
         cells=[nbformat.v4.new_code_cell('labkit.table(clock, kinds=["jsonrpc.request", "jsonrpc.response", "gate"])')]
     )
     assert [problem.split(":")[0] for problem in kind_filter_problems(notebook)] == ["kinds=['gate']"]
+
+
+def unanswered_form_problems(notebook: nbformat.NotebookNode) -> list[str]:
+    """Stored form outputs that do not say how the form was answered. The lessons say that under CI "a scripted user
+    answers and the form says so"; a saved notebook keeps only a form's text, so that text must name the answer."""
+    waiting = {in_language(language, FORM_FALLBACK) for language in ("en", "zh_CN")}
+    return [
+        f"cell {index}: {text[:60]!r}"
+        for index, cell in enumerate(notebook.cells)
+        for output in cell.get("outputs", [])
+        if (text := str(output.get("data", {}).get("text/plain", ""))) in waiting
+    ]
+
+
+@pytest.mark.parametrize("path", ENGLISH + CHINESE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_stored_form_names_its_answer(path: Path) -> None:
+    assert unanswered_form_problems(_read(path)) == []
