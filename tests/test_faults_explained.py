@@ -28,6 +28,7 @@ from labkit.trace import Kind
 from replays import failure_cases as cases
 from replays import fault_cases
 from replays.fault_cases import LIMIT, command_line
+from tests.kernel_helpers import printed, run_cell
 
 needs_taskset = pytest.mark.skipif(shutil.which("taskset") is None, reason="taskset (util-linux) is not installed")
 
@@ -152,6 +153,14 @@ def test_a_start_on_a_crowded_cpu_is_given_the_time_it_waited_for_the_cpu() -> N
     """Its limit is twice the CPU time it needs and it gets a quarter of a CPU: it is done within its limit only if the
     time it waited for the CPU is not counted against it (every step of a start: the opening, then the listing)."""
     replay = cases.crowded_start()
+    assert replay.error is None, replay.error
+
+
+@needs_taskset
+def test_warm_pythons_starting_on_a_crowded_cpu_are_given_the_time_they_waited_for_the_cpu() -> None:
+    """Their limit is the CPU time they need to be ready and they share one CPU with a kernel's start and three
+    spinning programs: they are ready within it only if the time they waited for the CPU is not counted against it."""
+    replay = cases.crowded_warm_start()
     assert replay.error is None, replay.error
 
 
@@ -288,19 +297,6 @@ def test_a_child_that_exits_while_the_clis_servers_are_looked_for_is_skipped() -
         parent.wait()
 
 
-def _printed(client: Any, code: str) -> str:
-    printed: list[str] = []
-    reply = client.execute_interactive(
-        code,
-        timeout=LIMIT,
-        output_hook=lambda message: (
-            printed.append(message["content"].get("text", "")) if message["msg_type"] == "stream" else None
-        ),
-    )
-    assert reply["content"]["status"] == "ok", reply["content"]
-    return "".join(printed)
-
-
 def _stop_jupyters_warm_pythons() -> None:
     for warm in _warm_kernels._by_environment.values():
         warm.kernels.stop()
@@ -319,12 +315,12 @@ def test_kernels_forked_by_a_warm_python_outlive_it_with_their_variables() -> No
         kernels += [start_new_kernel(kernel_name="python3", cwd=str(REPO_ROOT / "notebooks")) for _ in range(2)]
         warm = next(iter(_warm_kernels._by_environment.values())).kernels
         assert [psutil.Process(m.provisioner.pid).ppid() for m, _ in kernels[1:]] == [warm.pid, warm.pid]
-        for n, (_, client) in enumerate(kernels):
-            _printed(client, f"kept = {n}")
+        for n, (manager, client) in enumerate(kernels):
+            printed(manager, client, f"kept = {n}")
         os.kill(warm.pid, signal.SIGKILL)
         time.sleep(3)  # ipykernel's parent poller looks every second
         for n, (manager, client) in enumerate(kernels):
-            assert manager.is_alive() and _printed(client, "print(kept)") == f"{n}\n"
+            assert manager.is_alive() and printed(manager, client, "print(kept)") == f"{n}\n"
     finally:
         for manager, client in kernels:
             client.stop_channels()
@@ -361,8 +357,8 @@ def _cell_outputs(code: str, interrupt_after: str | None = None) -> list[dict[st
             manager.interrupt_kernel()
 
     try:
-        client.execute_interactive(code, timeout=LIMIT, output_hook=kept)
-        assert _printed(client, "print(1 + 1)") == "2\n"
+        run_cell(manager, client, code, kept)
+        assert printed(manager, client, "print(1 + 1)") == "2\n"
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
