@@ -229,6 +229,19 @@ def test_call_spans_pair_requests_and_responses_and_overlap_saving_reads_them():
     assert overlap_saving(overlapped_then_later) == {1: 1.0}
 
 
+def test_a_kind_filter_that_matches_no_kind_names_the_kind_it_may_mean():
+    trace = Trace()
+    trace.round = 1
+    trace.record("host", "host", "host.gate", "gate query_orders: allowed", name="query_orders")
+    assert [e.kind for e in select(trace, kinds=["host.gate"])] == ["host.gate"]
+    assert select(trace, kinds=["jsonrpc."]) == []  # a real kind this run did not record: an empty table
+    # Notebook 08 filtered on "gate": no kind starts with it, and the table silently lost the gate's row.
+    with pytest.raises(ValueError, match=r"'gate'.*did you mean 'host\.gate'"):
+        select(trace, kinds=["jsonrpc.request", "gate"])
+    with pytest.raises(ValueError, match="'nothing'"):
+        table(trace, kinds=["nothing"])
+
+
 @asynccontextmanager
 async def _no_frames() -> AsyncIterator[tuple[Any, Any]]:
     send, receive = anyio.create_memory_object_stream[Any](1)
