@@ -25,6 +25,7 @@ from typing import Any
 from jupyter_client.connect import KernelConnectionInfo
 from jupyter_client.provisioning import LocalProvisioner
 
+from ._time_limits import scaled
 from ._warm import LENT_ENV, SERVERS_FIRST, SERVERS_WHEN_IDLE, Forked, WarmPython, fork, servers_env, warm_starts
 
 __all__ = [
@@ -144,10 +145,14 @@ def warm_python_pids() -> set[int]:
 
 def wait_until_ready(timeout: float) -> bool:
     """Whether this process has started warm Pythons and every one is ready, waiting at most `timeout` seconds (for a
-    benchmark or a test that wants its next launch forked)."""
-    deadline = time.monotonic() + timeout
+    benchmark or a test that wants its next launch forked), scaled by `LABKIT_TIME_SCALE` and moved on while they
+    wait for a CPU, as every limit of the lab (`Deadline`)."""
+    # Imported here: Jupyter imports this module to launch every kernel, and only a test or a benchmark waits.
+    from .processes import Deadline
+
+    deadline = Deadline(scaled(timeout), tree=tuple(warm_python_pids()))
     while not _all_ready():
-        if time.monotonic() >= deadline:
+        if deadline.passed():
             return False
         time.sleep(0.1)
     return True

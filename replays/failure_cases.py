@@ -21,6 +21,7 @@ import anyio
 import psutil
 
 from labkit._time_limits import scaled
+from labkit._warm import WARM_START_ENV
 from labkit.host import GatePolicy, ServerSpec, ToolResult, http_server
 from replays.fault_cases import REPO, SILENT, Replay, _calls, command_line
 
@@ -182,7 +183,7 @@ def read_only_checkout(data_dir: Path | None) -> Replay:
 
 
 _ONE_CALL = textwrap.dedent("""
-    import json, sys, time, anyio
+    import json, subprocess, sys, time, anyio
     from labkit.host import GatePolicy, Host, ServerSpec
     from labkit.trace import Trace
 
@@ -409,8 +410,52 @@ def crowded_start() -> Replay:
     return busy_cpu("logs", 2 * start_cpu_seconds("logs"))
 
 
+_WARM_START = textwrap.dedent("""
+    import json, sys, psutil
+    from jupyter_client.manager import KernelManager
+    from labkit import _warm_kernels
+
+    manager = KernelManager(kernel_name="python3")
+    manager.start_kernel(cwd=sys.argv[2])  # a first launch: the kernel started cold, the warm Pythons beside it
+    try:
+        ready = _warm_kernels.wait_until_ready(float(sys.argv[1]))
+        used = sum(sum(psutil.Process(pid).cpu_times()[:2]) for pid in _warm_kernels.warm_python_pids())
+        print(json.dumps({"ready": ready, "cpu_seconds": used}))
+    finally:
+        manager.shutdown_kernel(now=True)
+""")
+
+
+def _warm_start(limit: float, on_cpu0: bool) -> Replay:
+    pinned = ["taskset", "-c", "0"] if on_cpu0 else []
+    child = subprocess.run(
+        [*pinned, sys.executable, "-c", _WARM_START, str(limit), str(REPO / "notebooks")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=600,
+        env={**{k: v for k, v in os.environ.items() if k != WARM_START_ENV}, "PYTHONPATH": str(REPO)},
+    )
+    outcome: dict[str, Any] = json.loads(child.stdout.splitlines()[-1]) if child.stdout.strip() else {}
+    error = None if outcome.get("ready") else RuntimeError(f"not ready within {limit:.1f} s: {outcome or child.stderr}")
+    return Replay(error=error, returncode=child.returncode, stderr=child.stderr, stdout=json.dumps(outcome))
+
+
+def crowded_warm_start() -> Replay:
+    """Jupyter's first launch of a kernel, on a CPU it shares with `_HOGS` spinning processes, starts the warm Pythons
+    that fork the next ones; they are waited for under a limit of the CPU time they needed to be ready on their own:
+    time enough once their waiting for the CPU is counted, far too little in wall time."""
+    alone = _warm_start(scaled(_ALONE_S), on_cpu0=False)
+    if alone.error is not None:
+        return alone
+    with hogs_on_cpu0():
+        return _warm_start(json.loads(alone.stdout)["cpu_seconds"], on_cpu0=True)
+
+
+_ALONE_S = 60
+"""A limit for warm Pythons starting on a quiet machine (its CPU time, measured there, is the crowded run's)."""
 _CALL = textwrap.dedent("""
-    import json, sys, time, anyio
+    import json, subprocess, sys, time, anyio
     from labkit.host import GatePolicy, Host, ServerSpec
     from labkit.trace import Kind, Trace
 
@@ -449,7 +494,15 @@ _CALL = textwrap.dedent("""
             async with anyio.create_task_group() as host_work:
                 if sys.argv[4:] == ["computing"]:
                     host_work.start_soon(compute_on_this_thread)
-                result = await host.call(sys.argv[2], json.loads(sys.argv[3]))
+                # Another process of the host's (a warm Python, another server) computes all along the call.
+                computing = [sys.executable, "-c", "while True: pass"]
+                other = subprocess.Popen(computing) if sys.argv[4:] == ["a child"] else None
+                try:
+                    result = await host.call(sys.argv[2], json.loads(sys.argv[3]))
+                finally:
+                    if other is not None:
+                        other.kill()
+                        other.wait()
                 host_work.cancel_scope.cancel()
         causes = [e.meta.get("cause") for e in trace.of_kind(Kind.HOST_NOTE) if e.meta.get("cause")]
         notes = [e.summary for e in trace.of_kind(Kind.HOST_NOTE) if e.meta.get("cause")]
@@ -471,6 +524,13 @@ def hung_tool_while_the_host_computes() -> Replay:
     """A host calls `wait_forever` (a sleep) under a call limit of 2 s while a task of its own event loop computes all
     along, as a notebook's other work would: the server's processes are idle, the host's thread is not."""
     return _call([sys.executable, "-c", _CALL, "2", "wait_forever", "{}", "computing"])
+
+
+def hung_tool_while_another_process_of_the_host_computes() -> Replay:
+    """A host calls `wait_forever` (a sleep) under a call limit of 2 s while a child of its own, not the server's,
+    computes all along (as a warm Python starting, or another of its servers working, would): the called server's
+    processes are idle."""
+    return _call([sys.executable, "-c", _CALL, "2", "wait_forever", "{}", "a child"])
 
 
 def _call(command: list[str]) -> Replay:
@@ -507,9 +567,13 @@ CASES = {
     "read-only checkout, no LABKIT_DATA_DIR": lambda _: read_only_checkout(None),
     "read-only checkout, LABKIT_DATA_DIR set": lambda folder: read_only_checkout(folder / "data"),
     "start on a busy CPU (limit: twice its CPU time)": lambda _: crowded_start(),
+    "Jupyter's warm Pythons on a busy CPU (limit: their CPU time)": lambda _: crowded_warm_start(),
     "hung server on a busy CPU: the message": lambda _: busy_cpu("silent", 2),
     "hung tool on a busy CPU: the message": lambda _: busy_cpu_call("wait_forever", {}, 2),
     "hung tool while the host computes: the message": lambda _: hung_tool_while_the_host_computes(),
+    "hung tool while another of the host's processes computes": lambda _: (
+        hung_tool_while_another_process_of_the_host_computes()
+    ),
     "tool needing 2 s of CPU, 3 s limit, busy CPU": lambda _: busy_cpu_call("crunch", {"cpu_seconds": 2}, 3),
 }
 """Each case by the name the table shows; a case gets a fresh folder of its own for what it writes."""

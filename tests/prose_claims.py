@@ -96,6 +96,19 @@ CLAIMS = (
         shows=r"'Plan_Questions'[^\n]*\n\s+- [^\n]*\n\s+- ",
     ),
     Claim(
+        "06",
+        says="the *yes* row counts two calls sent, the call and its retry carrying the answer to the form",
+        shown_by='"calls sent": len(run.sent)',
+        shows=r"(?m)^yes\s+2\s",
+    ),
+    Claim(
+        "06",
+        says="the `approved` field the gate ignored is gone, and the schema's default for `until` is filled in",
+        shown_by="labkit.table(trace_yes,",
+        shows=r'tools/call render_error_trend \{[^}\n]*"until":null',
+        never=r'tools/call render_error_trend \{[^}\n]*"approved"',
+    ),
+    Claim(
         "04",
         says="With a cap of 1 the call completes; with a cap of 0",
         shown_by="for cap in (1, 0):",

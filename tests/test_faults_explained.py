@@ -28,6 +28,7 @@ from labkit.trace import Kind
 from replays import failure_cases as cases
 from replays import fault_cases
 from replays.fault_cases import LIMIT, command_line
+from tests.kernel_helpers import printed, run_cell
 
 needs_taskset = pytest.mark.skipif(shutil.which("taskset") is None, reason="taskset (util-linux) is not installed")
 
@@ -156,6 +157,14 @@ def test_a_start_on_a_crowded_cpu_is_given_the_time_it_waited_for_the_cpu() -> N
 
 
 @needs_taskset
+def test_warm_pythons_starting_on_a_crowded_cpu_are_given_the_time_they_waited_for_the_cpu() -> None:
+    """Their limit is the CPU time they need to be ready and they share one CPU with a kernel's start and three
+    spinning programs: they are ready within it only if the time they waited for the CPU is not counted against it."""
+    replay = cases.crowded_warm_start()
+    assert replay.error is None, replay.error
+
+
+@needs_taskset
 def test_a_server_that_never_answers_on_a_crowded_cpu_is_named_as_not_answering_not_the_busy_machine() -> None:
     """The host shares its one CPU with three spinning programs, and its server sits in a read: it uses no CPU time,
     so the busy machine does not explain it and a higher time scale would not help."""
@@ -178,6 +187,15 @@ def test_a_tool_hung_in_a_sleep_is_named_as_hung_however_hard_the_host_works_mea
     """Whether the server works is judged from its own processes: the host's thread, computing all along (and
     running the judgement itself), is not the server working."""
     replay = cases.hung_tool_while_the_host_computes()
+    assert replay.error is None, replay.error
+    [result] = replay.results
+    assert result.is_error and json.loads(replay.stdout)["causes"] == ["hung"], replay.stdout
+
+
+def test_a_tool_hung_in_a_sleep_is_named_as_hung_however_hard_another_process_of_the_host_works() -> None:
+    """Whether the called server works is judged from its own process tree: another of the host's processes (a warm
+    Python, another server), computing all along, is not that server working."""
+    replay = cases.hung_tool_while_another_process_of_the_host_computes()
     assert replay.error is None, replay.error
     [result] = replay.results
     assert result.is_error and json.loads(replay.stdout)["causes"] == ["hung"], replay.stdout
@@ -279,19 +297,6 @@ def test_a_child_that_exits_while_the_clis_servers_are_looked_for_is_skipped() -
         parent.wait()
 
 
-def _printed(client: Any, code: str) -> str:
-    printed: list[str] = []
-    reply = client.execute_interactive(
-        code,
-        timeout=LIMIT,
-        output_hook=lambda message: (
-            printed.append(message["content"].get("text", "")) if message["msg_type"] == "stream" else None
-        ),
-    )
-    assert reply["content"]["status"] == "ok", reply["content"]
-    return "".join(printed)
-
-
 def _stop_jupyters_warm_pythons() -> None:
     for warm in _warm_kernels._by_environment.values():
         warm.kernels.stop()
@@ -310,12 +315,12 @@ def test_kernels_forked_by_a_warm_python_outlive_it_with_their_variables() -> No
         kernels += [start_new_kernel(kernel_name="python3", cwd=str(REPO_ROOT / "notebooks")) for _ in range(2)]
         warm = next(iter(_warm_kernels._by_environment.values())).kernels
         assert [psutil.Process(m.provisioner.pid).ppid() for m, _ in kernels[1:]] == [warm.pid, warm.pid]
-        for n, (_, client) in enumerate(kernels):
-            _printed(client, f"kept = {n}")
+        for n, (manager, client) in enumerate(kernels):
+            printed(manager, client, f"kept = {n}")
         os.kill(warm.pid, signal.SIGKILL)
         time.sleep(3)  # ipykernel's parent poller looks every second
         for n, (manager, client) in enumerate(kernels):
-            assert manager.is_alive() and _printed(client, "print(kept)") == f"{n}\n"
+            assert manager.is_alive() and printed(manager, client, "print(kept)") == f"{n}\n"
     finally:
         for manager, client in kernels:
             client.stop_channels()
@@ -352,8 +357,8 @@ def _cell_outputs(code: str, interrupt_after: str | None = None) -> list[dict[st
             manager.interrupt_kernel()
 
     try:
-        client.execute_interactive(code, timeout=LIMIT, output_hook=kept)
-        assert _printed(client, "print(1 + 1)") == "2\n"
+        run_cell(manager, client, code, kept)
+        assert printed(manager, client, "print(1 + 1)") == "2\n"
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)

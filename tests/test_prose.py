@@ -23,7 +23,9 @@ import nbformat
 import pytest
 from babel.messages.pofile import read_po
 
-from labkit.trace import ACTORS
+from labkit._i18n import in_language
+from labkit.host._waiting import FORM_FALLBACK
+from labkit.trace import ACTORS, select
 from tests.prose_claims import CLAIMS, Claim
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -477,3 +479,56 @@ def cited_section_problems() -> list[str]:
 
 def test_the_checks_cite_the_headings_of_their_lesson_in_each_language() -> None:
     assert cited_section_problems() == []
+
+
+def kind_filter_problems(notebook: nbformat.NotebookNode) -> list[str]:
+    """`kinds=[...]` filters in a lesson's code with a prefix no event kind starts with: a row the prose promises
+    (08: "the call went through the host's gate") silently missing from the table."""
+    found = []
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        try:
+            tree = ast.parse(
+                "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
+            )
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.keyword) and node.arg == "kinds" and isinstance(node.value, (ast.List, ast.Tuple)):
+                for element in node.value.elts:
+                    if isinstance(element, ast.Constant) and isinstance(element.value, str):
+                        try:
+                            select([], kinds=[element.value])
+                        except ValueError as error:
+                            found.append(str(error))
+    return found
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_kind_a_lesson_filters_on_is_a_kind(path: Path) -> None:
+    assert kind_filter_problems(_read(path)) == []
+
+
+def test_the_kind_filter_check_finds_the_gate_filter_08_had() -> None:
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell('labkit.table(clock, kinds=["jsonrpc.request", "jsonrpc.response", "gate"])')]
+    )
+    assert [problem.split(":")[0] for problem in kind_filter_problems(notebook)] == ["kinds=['gate']"]
+
+
+def unanswered_form_problems(notebook: nbformat.NotebookNode) -> list[str]:
+    """Stored form outputs that do not say how the form was answered. The lessons say that under CI "a scripted user
+    answers and the form says so"; a saved notebook keeps only a form's text, so that text must name the answer."""
+    waiting = {in_language(language, FORM_FALLBACK) for language in ("en", "zh_CN")}
+    return [
+        f"cell {index}: {text[:60]!r}"
+        for index, cell in enumerate(notebook.cells)
+        for output in cell.get("outputs", [])
+        if (text := str(output.get("data", {}).get("text/plain", ""))) in waiting
+    ]
+
+
+@pytest.mark.parametrize("path", ENGLISH + CHINESE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_stored_form_names_its_answer(path: Path) -> None:
+    assert unanswered_form_problems(_read(path)) == []

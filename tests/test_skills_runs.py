@@ -116,6 +116,8 @@ async def test_naming_a_skill_activates_it_explicitly() -> None:
     assert "named by the user" in run.trace.of_kind("model.response")[0].meta["decision"][0]
     assert [name for name, _ in run.tool_calls] == ["load_skill", "read_skill_resource", "read_file", "check_python"]
     assert run.result.delivered and "7 finding(s)" in run.result.answer
+    # The file it read fed the check; the answer is the check's findings, not the file flattened after them.
+    assert "read_file" not in run.result.answer and "DISCOUNTS" not in run.result.answer
 
 
 async def test_the_weekly_report_skill_uses_the_prompt_then_query_orders() -> None:

@@ -23,8 +23,8 @@ from jupyter_client.manager import AsyncKernelManager, start_new_kernel
 from labkit import _warm_kernels
 from labkit._warm import LENT_ENV, WARM_START_ENV, Forked, fork
 from labkit.host import REPO_ROOT
+from tests.kernel_helpers import LIMIT, printed, shell_reply, until
 
-LIMIT = 60
 NOTEBOOKS = str(REPO_ROOT / "notebooks")
 # What a lesson could see of how its kernel was started, and of the libraries it imports once started: pandas's display
 # options, matplotlib's inline figures and ipywidgets' comm target depend on the kernel they are imported in. The two
@@ -71,23 +71,10 @@ def _stop_warm_pythons() -> None:
     _warm_kernels._by_environment.clear()
 
 
-def _run(client: Any, code: str) -> str:
-    printed: list[str] = []
-    reply = client.execute_interactive(
-        code,
-        timeout=LIMIT,
-        output_hook=lambda message: (
-            printed.append(message["content"].get("text", "")) if message["msg_type"] == "stream" else None
-        ),
-    )
-    assert reply["content"]["status"] == "ok", reply["content"]
-    return "".join(printed)
-
-
 def _report(cwd: str = NOTEBOOKS, **kwargs: Any) -> tuple[dict, Any]:
     manager, client = start_new_kernel(kernel_name="python3", cwd=cwd, **kwargs)
     try:
-        return json.loads(_run(client, REPORT)), manager.provisioner.process
+        return json.loads(printed(manager, client, REPORT)), manager.provisioner.process
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=False)
@@ -95,6 +82,27 @@ def _report(cwd: str = NOTEBOOKS, **kwargs: Any) -> tuple[dict, Any]:
 
 def _wait_until_ready() -> None:
     assert _warm_kernels.wait_until_ready(LIMIT)
+
+
+def _answers(client: Any, look: float) -> bool:
+    try:
+        client.wait_for_ready(timeout=look)
+    except RuntimeError:
+        return False
+    return True
+
+
+def _exited(process: subprocess.Popen, look: float) -> bool:
+    try:
+        process.wait(look)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
+
+
+def _ended(processes: list[psutil.Process], look: float) -> bool:
+    _gone, alive = psutil.wait_procs(processes, timeout=look)
+    return not alive
 
 
 def test_a_forked_kernel_sees_what_a_kernel_jupyter_client_started_sees(
@@ -118,14 +126,13 @@ def test_a_forked_kernel_is_interrupted_restarted_and_shut_down_as_any_kernel(wa
         message = client.execute("import time; time.sleep(60)")
         time.sleep(1.0)
         manager.interrupt_kernel()
-        reply = client.get_shell_msg(timeout=LIMIT)
-        assert reply["parent_header"]["msg_id"] == message
+        reply = shell_reply(manager, client, message)
         assert (reply["content"]["status"], reply["content"]["ename"]) == ("error", "KeyboardInterrupt")
         manager.restart_kernel(now=False)
-        client.wait_for_ready(timeout=LIMIT)
+        until(lambda look: _answers(client, look), manager.provisioner.pid, "the restarted kernel's first answer")
         again = manager.provisioner.process
         assert isinstance(again, Forked) and again.pid != first.pid and first.returncode == 0
-        assert _run(client, "print(40 + 2)").strip() == "42"
+        assert printed(manager, client, "print(40 + 2)").strip() == "42"
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=False)
@@ -136,7 +143,8 @@ def test_a_killed_forked_kernel_takes_its_servers_with_it(warm: None) -> None:
     manager, client = start_new_kernel(kernel_name="python3", cwd=NOTEBOOKS)
     try:
         warm, *servers = json.loads(
-            _run(
+            printed(
+                manager,
                 client,
                 (
                     "import json, psutil\nfrom labkit import Host, ServerSpec, Trace\n"
@@ -155,8 +163,9 @@ def test_a_killed_forked_kernel_takes_its_servers_with_it(warm: None) -> None:
     finally:
         client.stop_channels()
     assert kernel.returncode == -signal.SIGKILL
-    _gone, alive = psutil.wait_procs([psutil.Process(pid) for pid in servers if psutil.pid_exists(pid)], timeout=10)
-    assert alive == [] and psutil.Process(warm).is_running()  # it serves the next kernel
+    ending = [psutil.Process(pid) for pid in servers if psutil.pid_exists(pid)]
+    until(lambda look: _ended(ending, look), tuple(servers), "the killed kernel's servers' end")
+    assert psutil.Process(warm).is_running()  # it serves the next kernel
 
 
 ORPHAN = (
@@ -172,12 +181,11 @@ def test_an_orphan_below_a_forked_kernel_is_adopted_and_reaped_by_the_warm_pytho
     # seconds (a zombie meanwhile, which psutil.wait_procs, in notebook 05, waits for).
     manager, client = start_new_kernel(kernel_name="python3", cwd=NOTEBOOKS)
     try:
-        orphan = psutil.Process(int(_run(client, ORPHAN)))
+        orphan = psutil.Process(int(printed(manager, client, ORPHAN)))
         assert orphan.ppid() in _warm_kernels.warm_python_pids()
-        deadline = time.monotonic() + LIMIT
-        while psutil.pid_exists(orphan.pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not psutil.pid_exists(orphan.pid), "the orphan ended but was never reaped"
+        # Gone only once reaped: an ended child not reaped yet (a zombie) still exists.
+        reapers = tuple(_warm_kernels.warm_python_pids())
+        until(lambda look: _ended([orphan], look), reapers, "the orphan's end, reaped by the warm Python")
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
@@ -195,7 +203,7 @@ def test_a_server_of_a_forked_kernel_sees_what_a_cold_started_one_sees(warm: Non
     )
     try:
         assert isinstance(manager.provisioner.process, Forked)
-        assert json.loads(_run(client, code)) == {}
+        assert json.loads(printed(manager, client, code)) == {}
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=False)
@@ -310,8 +318,7 @@ def test_when_the_jupyter_process_is_killed_its_kernels_and_its_warm_python_go_t
         jupyter.kill()
         jupyter.wait()
         jupyter.stdout.close()
-    _gone, alive = psutil.wait_procs(started, timeout=10)
-    assert alive == []
+    until(lambda look: _ended(started, look), tuple(p.pid for p in started), "the killed Jupyter's kernels' end")
 
 
 def test_a_warm_python_that_cannot_import_what_it_is_given_is_not_started_again_and_kernels_start_as_usual(
@@ -321,7 +328,9 @@ def test_a_warm_python_that_cannot_import_what_it_is_given_is_not_started_again_
     env = {**os.environ, "LABKIT_TEST_CASE": "a warm Python that fails"}  # an environment of its own
     _, first = _report(env=env)
     failed = next(w for w in _warm_kernels._by_environment.values() if "LABKIT_TEST_CASE" in w.env)
-    assert failed.kernels.process.wait(LIMIT) != 0
+    python = failed.kernels.process
+    until(lambda look: _exited(python, look), python.pid, "the warm Python's end")
+    assert python.returncode != 0
     _, second = _report(env=env)
     assert not isinstance(first, Forked) and not isinstance(second, Forked)
     assert next(w for w in _warm_kernels._by_environment.values() if "LABKIT_TEST_CASE" in w.env) is failed

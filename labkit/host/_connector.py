@@ -22,7 +22,16 @@ from pydantic import FileUrl
 
 from .._i18n import _
 from .._time_limits import scaled
-from ..processes import HeldPort, LabTempDir, ServerEnd, ServerSpec, ServerStartError, http_server, longest
+from ..processes import (
+    HeldPort,
+    LabTempDir,
+    ServerEnd,
+    ServerProcess,
+    ServerSpec,
+    ServerStartError,
+    http_server,
+    longest,
+)
 from ..server_contract import EVENTS_FILE_ENV
 from ..trace import Kind, Meta, Outcome, Trace
 from ._connection import Turn
@@ -114,6 +123,9 @@ class Connector:
         def ended(end: ServerEnd) -> None:
             self.pool.ends[spec.name] = end
 
+        def running(process: ServerProcess) -> None:
+            self.pool.processes[spec.name] = process
+
         opened = False
 
         def auth(url: str) -> Any:
@@ -139,14 +151,21 @@ class Connector:
                     self.pool.ports[spec.name] = HeldPort()  # started again, it serves the same port
                 held = self.pool.ports.get(spec.name)
                 started = http_server(
-                    spec, start_timeout=self.pool.start_timeout, errlog=stderr, held_port=held, on_end=ended
+                    spec,
+                    start_timeout=self.pool.start_timeout,
+                    errlog=stderr,
+                    held_port=held,
+                    on_end=ended,
+                    on_start=running,
                 )
                 url = await anyio.to_thread.run_sync(processes.enter_context, started)
                 transport = http_transport(
                     url, self.trace, server=spec.name, server_events=events, recorder=recorder, auth=auth(url)
                 )
             else:
-                transport = stdio_transport(spec, self.trace, errlog=stderr, server_events=events, on_end=ended)
+                transport = stdio_transport(
+                    spec, self.trace, errlog=stderr, server_events=events, on_end=ended, on_start=running
+                )
 
             async def on_elicit(context: Any, params: Any) -> ElicitResult:
                 return await self.on_elicit(spec.name, params)

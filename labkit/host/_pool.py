@@ -13,7 +13,15 @@ from mcp_types import CONNECTION_CLOSED, Tool
 
 from .._i18n import _
 from .._time_limits import scaled
-from ..processes import Deadline, HeldPort, ServerEnd, ServerMessageTooLarge, ServerStartError, moving_deadline
+from ..processes import (
+    Deadline,
+    HeldPort,
+    ServerEnd,
+    ServerMessageTooLarge,
+    ServerProcess,
+    ServerStartError,
+    moving_deadline,
+)
 from ..trace import Kind, Meta, Trace
 from ._connection import Connection, Opener, TaskHome
 from ._guards import Guard, LocalTool
@@ -69,6 +77,8 @@ class ServerPool:
         """Each server's stderr file, kept across restarts: a start that times out shows its end."""
         self.ports: dict[str, HeldPort] = {}
         """Each HTTP server's port, held by the host across restarts: its URL stays its own until the host closes."""
+        self.processes: dict[str, ServerProcess] = {}
+        """Each server the host started, its last process: the one a call's limit watches (none: a server at a URL)."""
         self.ends: dict[str, ServerEnd] = {}
         """How each server's last process ended, once its connection closed: a restart's account says it."""
         self.unavailable: dict[str, Exception] = {}
@@ -82,6 +92,13 @@ class ServerPool:
 
     def client(self, server: str) -> Client:
         return self._connections[server].client
+
+    def process_tree(self, server: str) -> tuple[int, ...]:
+        """The process id of `server` (its descendants are its too): what tells whether it works or hangs during a
+        call; none for a server at a URL, which runs elsewhere."""
+        process = self.processes.get(server)
+        pid = process.pid if process is not None else None
+        return (pid,) if pid is not None else ()
 
     async def start(self, openers: Mapping[str, tuple[str, Opener]]) -> None:
         """Start every server at once, each connection in its own task, then list their tools (notebook 02).

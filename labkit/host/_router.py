@@ -252,7 +252,8 @@ class ToolRouter:
         if refusal := core_task_refusal(client.protocol_version, route.tool_name, task_support):
             return refusal, True
         # Cancelling the call makes the SDK tell the server (notifications/cancelled) before it gives up.
-        async with moving_deadline(scaled(self.call_timeout)) as deadline:
+        # Whether the server hung or worked is judged from its own processes, never from the host's others.
+        async with moving_deadline(scaled(self.call_timeout), self.pool.process_tree(route.server)) as deadline:
             self._deadlines.add(deadline)
             try:
                 result = await client.call_tool(route.tool_name, arguments, progress_callback=progress)

@@ -35,6 +35,7 @@ def stdio_transport(
     errlog: IO[str] | None = None,
     server_events: Path | None = None,
     on_end: Callable[[ServerEnd], None] | None = None,
+    on_start: Callable[[ServerProcess], None] | None = None,
 ) -> TappedTransport:
     """A server as a child process over stdio, every frame recorded (notebook 02).
 
@@ -42,10 +43,11 @@ def stdio_transport(
     The server's stderr goes to `errlog` (a real file: Jupyter's stderr has no file descriptor). If the server
     exits before the session is over, an error says how (`ServerEnd.as_error`): `ServerStartError` if it never
     answered, `ServerEnded` if it had, `ServerMessageTooLarge` if its supervisor ended it; each shows that stderr.
-    `on_end` is given how the process ended, once the session is over.
+    `on_end` is given how the process ended, once the session is over; `on_start` the process as it is started (its
+    `pid` once the supervisor has started it).
     """
     spec = server if isinstance(server, ServerSpec) else ServerSpec(server, args=args, env=dict(env or {}))
-    explained = _explained(spec, errlog, trace, on_end)
+    explained = _explained(spec, errlog, trace, on_end, on_start)
     return TappedTransport(explained, trace, server=spec.name, server_events=server_events)
 
 
@@ -55,9 +57,12 @@ async def _explained(
     errlog: IO[str] | None,
     trace: Trace,
     on_end: Callable[[ServerEnd], None] | None,
+    on_start: Callable[[ServerProcess], None] | None,
 ) -> AsyncIterator[TransportStreams]:
     """The SDK's stdio client; a server that died, or that its supervisor ended, becomes an error that says why."""
     with ServerProcess(spec, errlog) as process:
+        if on_start is not None:
+            on_start(process)
         import_jsonschema_in_background()
         try:
             with naming_stray_lines(trace, spec.name):

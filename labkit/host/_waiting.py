@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import html
 import json
+import re
 import uuid
 from collections.abc import Iterable
 from typing import Any
@@ -19,7 +21,12 @@ FORM_FALLBACK = N_(
     "[form: drawn here while this cell runs in JupyterLab. Reopened the notebook while it waited and "
     "see no form? Run → Run All Cells asks again.]"
 )
-"""What a saved notebook shows where a form was (tools/notebooks.py writes it in place of every widget)."""
+"""What a saved notebook shows where a form was still waiting (tools/notebooks.py writes it in place of a widget
+that has no text of its own)."""
+
+FORM_ANSWERED = N_("[form: {subject} → {line}]")
+"""What a saved notebook shows where a form was answered: what it asked and its last word, the scripted user's answer
+under CI (a form's view is dead in a stored notebook, so its answer must be in the text)."""
 
 _WAITING = "labkit-waiting"
 """The executions (IPython's execution count) in which an interrupt stopped a waiting form."""
@@ -34,15 +41,18 @@ class WaitingForm:
     it waits, replaces "waiting" by what happened and what to press.
     """
 
-    def __init__(self, form: Any, status: Any, controls: Iterable[Any]) -> None:
-        self.form, self.status, self.controls = form, status, list(controls)
+    def __init__(self, form: Any, status: Any, controls: Iterable[Any], *, subject: str) -> None:
+        self.form, self.status, self.controls, self.subject = form, status, list(controls), subject
+        self._stored = _(FORM_FALLBACK)
+        self._handle: Any = None
         self.key = f"labkit-form-{uuid.uuid4().hex[:12]}"
         form.add_class("labkit-form")
         form.add_class(self.key)
         status.add_class("labkit-form-status")
 
     def show(self, *, live: bool) -> None:
-        """Display the form; `live` (a person will answer) adds the script that brings it into view."""
+        """Display the form; `live` (a person will answer) adds the script that brings it into view. A form closed
+        before it is shown (the scripted user's) carries its answer in its text from the start."""
         import ipywidgets as widgets
         from IPython.display import Javascript, display
 
@@ -51,7 +61,7 @@ class WaitingForm:
             script = widgets.Output()
             script.append_display_data(Javascript(self.page_script()))
             self.form.children = (*self.form.children, script)
-        display(_Shown(self.form))
+        self._handle = display(_Shown(self.form, self._stored), display_id=True)
 
     def page_script(self) -> str:
         """The JavaScript that keeps this form found in the page (run by JupyterLab where the form is drawn)."""
@@ -87,6 +97,11 @@ class WaitingForm:
         for control in self.controls:
             control.disabled = True
         self.form.remove_class(_WAITING)
+        # The output's text is replaced in place (update_display_data): a saved notebook keeps the answer.
+        plain = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", line)).split())
+        self._stored = _(FORM_ANSWERED).format(subject=self.subject, line=plain)
+        if self._handle is not None:
+            self._handle.update(_Shown(self.form, self._stored))
 
     def _texts(self) -> dict[str, str]:
         return {
@@ -104,12 +119,12 @@ class _Shown:
     """A widget displayed with a one-line text fallback: what a saved notebook shows where the form was, including
     to a learner who closed the tab while it waited and opened the notebook again (the kernel still waits)."""
 
-    def __init__(self, widget: Any) -> None:
-        self.widget = widget
+    def __init__(self, widget: Any, text: str) -> None:
+        self.widget, self.text = widget, text
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = _(FORM_FALLBACK)
+        bundle["text/plain"] = self.text
         return bundle
 
 

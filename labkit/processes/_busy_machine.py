@@ -52,6 +52,9 @@ _FIRST_LOOK_S = 1.0
 """When the processes already running are first looked at: a call that ends before costs one read of /proc/self."""
 
 Cause = Literal["hung", "busy", ""]
+Tree = int | tuple[int, ...] | None
+"""Whose processes a limit watches: a process and its descendants (a pid), several (none: a server on another
+machine, with no process here), or None for all the host's."""
 
 
 def longest(limit: float) -> float:
@@ -94,14 +97,16 @@ def _started_after(process: psutil.Process, moment: float) -> bool:
         return False
 
 
-def _servers(tree: int | None = None) -> list[psutil.Process]:
-    """The process `tree` and its descendants, when given; else the host's processes: its descendants (its warm
-    Python among them), and the warm Python lent to it with its children."""
-    lent = lent_to_us() if tree is None else None
+def _servers(tree: Tree = None) -> list[psutil.Process]:
+    """The processes of `tree` with their descendants, when given; else the host's processes: its descendants (its
+    warm Python among them), and the warm Python lent to it with its children."""
+    if tree is None:
+        lent = lent_to_us()
+        roots: tuple[int, ...] = (os.getpid(), *((lent.pid,) if lent is not None else ()))
+    else:
+        roots = (tree,) if isinstance(tree, int) else tree
     found = []
-    for root in (tree,) if tree is not None else (os.getpid(), lent.pid if lent is not None else None):
-        if root is None:
-            continue
+    for root in roots:
         try:
             process = psutil.Process(root)
             found += ([process] if root != os.getpid() else []) + process.children(recursive=True)
@@ -138,15 +143,16 @@ class _Stretch:
 
 
 class _Work:
-    """What the host's servers did since it was made, looked at every `_CHECK_S` at most: the time they waited for a
-    CPU while they were working, how long they ran and waited in all, and when they last worked.
+    """What the host's servers (those of `tree`, when given) did since it was made, looked at every `_CHECK_S` at
+    most: the time they waited for a CPU while they were working, how long they ran and waited in all, and when they
+    last worked.
 
     A server that is working on a crowded CPU is given the time it was kept from; one that is waiting (for a read,
     a sleep, a lock, a reply) neither runs nor waits for a CPU and is given nothing, however busy the machine. The
     host's own thread `host` (its event loop), when given, is given the time it was kept from too (between a server's
     answer and the next request, the work is the host's), but whether the servers work is theirs alone to show."""
 
-    def __init__(self, host: int | None = None, tree: int | None = None) -> None:
+    def __init__(self, host: int | None = None, tree: Tree = None) -> None:
         self.since = self.last = self.worked_at = time.monotonic()
         self.host, self.tree = host, tree
         self.credit = 0.0
@@ -210,7 +216,7 @@ class _Verdict:
 class _Window:
     """A limit's window: when it began, how long its working processes waited for a CPU, and why it passed."""
 
-    def __init__(self, limit: float, host: int | None = None, tree: int | None = None) -> None:
+    def __init__(self, limit: float, host: int | None = None, tree: Tree = None) -> None:
         self.limit, self.began = limit, time.monotonic()
         self.work = _Work(host, tree)
         self._verdict: _Verdict | None = None
@@ -274,9 +280,9 @@ class _Window:
 
 class Deadline(_Window):
     """`moving_deadline` for code that polls: `passed()` once `limit` seconds, moved on by the time the host's
-    processes (or the process `tree`, when given: a server someone else started) waited for a CPU, have gone by."""
+    processes (or those of `tree`, when given: a server someone else started) waited for a CPU, have gone by."""
 
-    def __init__(self, limit: float, tree: int | None = None) -> None:
+    def __init__(self, limit: float, tree: Tree = None) -> None:
         super().__init__(limit, tree=tree)
         self.look()
 
@@ -295,8 +301,8 @@ class MovingDeadline(_Window):
     time the host and its processes waited for a CPU, and not counting `pause`d time, have gone by. The watcher, not
     a timer, decides: a loop that was blocked past the limit is first asked how long it waited for the CPU."""
 
-    def __init__(self, limit: float) -> None:
-        super().__init__(limit, host=threading.get_native_id())  # made on the event loop's thread
+    def __init__(self, limit: float, tree: Tree = None) -> None:
+        super().__init__(limit, host=threading.get_native_id(), tree=tree)  # made on the event loop's thread
         self.scope = anyio.CancelScope()
         self._paused_at: float | None = None
         self._paused_for = 0.0
@@ -329,10 +335,11 @@ class MovingDeadline(_Window):
 
 
 @asynccontextmanager
-async def moving_deadline(limit: float) -> AsyncIterator[MovingDeadline]:
-    """A deadline `limit` seconds from now for the block, moved on by the time the host and its servers waited for a
-    CPU meanwhile, up to `_MOST_TIMES` the limit (notebook 05); `.scope.cancelled_caught` says whether it passed."""
-    deadline = MovingDeadline(limit)
+async def moving_deadline(limit: float, tree: Tree = None) -> AsyncIterator[MovingDeadline]:
+    """A deadline `limit` seconds from now for the block, moved on by the time the host and its servers (those of
+    `tree`, when given: the one server called) waited for a CPU meanwhile, up to `_MOST_TIMES` the limit (notebook 05);
+    `.scope.cancelled_caught` says whether it passed, and why it did is judged from those servers alone."""
+    deadline = MovingDeadline(limit, tree)
     # A task of the loop, not a task group's: a task group would wrap what the block raises in an exception group.
     watcher = asyncio.get_running_loop().create_task(deadline.watch())
     try:

@@ -92,6 +92,7 @@ def http_server(
     errlog: IO[str] | None = None,
     held_port: HeldPort | None = None,
     on_end: Callable[[ServerEnd], None] | None = None,
+    on_start: Callable[[ServerProcess], None] | None = None,
 ) -> Iterator[str]:
     """Run `servers/<server>.py --http` in a supervised child process; yields its URL (notebook 02).
 
@@ -100,7 +101,8 @@ def http_server(
     started with (`http_transport` adds it): other users of this machine's loopback cannot call it. Its port is
     bound by this process and held until the block ends (`HeldPort`; the server is given the socket, `--fd`): if
     the server dies, no other process can take the port and answer in its name. A host that starts the server again
-    passes the same `held_port`, and the URL stays the same. `on_end` is given how the process ended, once stopped.
+    passes the same `held_port`, and the URL stays the same. `on_end` is given how the process ended, once stopped;
+    `on_start` the process as it is started.
     """
     spec = _as_spec(server, args, env)
     full_env = server_env(spec)
@@ -119,6 +121,8 @@ def http_server(
         warm = _warm(spec, command, full_env, str(REPO_ROOT))
         listen = ["--listen", str(held.fd)] if held is not None else []
         process = owned.enter_context(ServerProcess(spec, errlog))
+        if on_start is not None:
+            on_start(process)
         if held is not None:
             held.stop_answering()  # a server started again serves the port the host answered on meanwhile
         proc = subprocess.Popen(

@@ -105,6 +105,7 @@ class ServerProcess:
         self._folder = LabTempDir("start")
         self.status_file = self._folder.path / "status.json"
         """The supervisor's note: `started`, then `pid`, then `returncode` (or `error`), `cut` and `lines`."""
+        self._pid: int | None = None
 
     def __enter__(self) -> ServerProcess:
         return self
@@ -118,6 +119,14 @@ class ServerProcess:
         self._folder.remove()
         if self._own_errlog:
             self.errlog.close()
+
+    @property
+    def pid(self) -> int | None:
+        """The server's own process id (not its supervisor's: a server forked warm is the warm Python's child), once
+        its supervisor has started it; None before."""
+        if self._pid is None:
+            self._pid = (self.note(wait_s=0) or {}).get("pid")
+        return self._pid
 
     def note(self, wait_s: float = _STATUS_WAIT_S) -> dict[str, Any] | None:
         """The supervisor's note as it stands, waiting up to `wait_s` for the first one."""

@@ -354,14 +354,22 @@ class ApprovalDesk:
         refuse = widgets.Button(description=_("Refuse"))
         status = widgets.HTML(value=_("◷ waiting for your answer"))
         question = widgets.HTML(asked)
-        form = WaitingForm(widgets.VBox([question, widgets.HBox([approve, refuse]), status]), status, (approve, refuse))
-        form.show(live=not _nobody_can_click())
+        # The form's subject in a saved notebook: the question without its details (the call's arguments).
+        subject = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", asked.split("<pre>")[0])).split())
+        form = WaitingForm(
+            widgets.VBox([question, widgets.HBox([approve, refuse]), status]),
+            status,
+            (approve, refuse),
+            subject=subject,
+        )
         if _nobody_can_click():
             line = _("answered by the scripted user (CI): {answer} ({reason})").format(
                 answer=_("approved") if approved else _("refused"), reason=reason
             )
             form.close(html.escape(f"{line} {if_yes}" if approved and if_yes else line))
+            form.show(live=False)
             return approved, reason, "scripted user"
+        form.show(live=True)
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         approve.on_click(lambda _button: None if answer.done() else answer.set_result(True))
         refuse.on_click(lambda _button: None if answer.done() else answer.set_result(False))

@@ -220,7 +220,7 @@ def _answer(
 ) -> str:
     """The method's quote filled from each result; without a quote, the results in sentences."""
     tools = {s.target for s in steps if s.verb == "call"}
-    lines, unquoted = [], []
+    lines, unquoted, quoted = [], [], False
     for call, result in history:
         if result is None or call.name in {LOAD, READ, PROMPT} or not any(resolve_tool(t, [call.name]) for t in tools):
             continue
@@ -230,9 +230,12 @@ def _answer(
         filled = _fill(step.quote, result.text)
         if filled:
             lines.append(filled)
+            quoted = True
         else:
             unquoted.append((call, result))
-    if unquoted:
+    # A result without the quote's fields fed a later step (the file read before its check, notebook 06): it is put in
+    # words only when no result fits the quote, never appended to an answer the quote already gives.
+    if unquoted and not quoted:
         lines.append(sentences(unquoted, question))
     files = _(" (read first: {files})").format(files=listing(map(str, read))) if read else ""
     body = " ".join(lines) or _("the tools gave nothing I could quote, so I have no answer.")

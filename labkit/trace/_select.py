@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ._events import Event, Trace
-from ._kinds import Meta
+from ._kinds import Kind, Meta
 
 __all__ = ["select"]
 
@@ -21,11 +21,14 @@ def select(
     """Events filtered by actor (either end), round and kind prefix (notebook 00).
 
     HTTP-level events (status codes, MCP headers) are left out unless `http=True`, except a failed request's
-    response (HTTP 4xx/5xx, notebook 09): when HTTP is where a call failed, the table shows it.
+    response (HTTP 4xx/5xx, notebook 09): when HTTP is where a call failed, the table shows it. A kind prefix that
+    no event kind starts with is a mistake, not an empty filter: it raises `ValueError` naming the kinds it may mean.
     """
     actor_set = set(actors) if actors is not None else None
     round_set = set(rounds) if rounds is not None else None
     kind_list = list(kinds) if kinds is not None else None
+    for prefix in kind_list or ():
+        _check_prefix(prefix)
     return [
         e
         for e in trace
@@ -34,3 +37,15 @@ def select(
         and (round_set is None or e.round in round_set)
         and (kind_list is None or any(e.kind.startswith(k) for k in kind_list))
     ]
+
+
+def _check_prefix(prefix: str) -> None:
+    """`prefix` starts at least one event kind; else a message naming the kinds that contain it (08 once filtered
+    on "gate", which no kind starts with, and its table silently lost the gate's row)."""
+    if any(kind.startswith(prefix) for kind in Kind):
+        return
+    near = [str(kind) for kind in Kind if prefix.strip(".") and prefix.strip(".") in kind]
+    hint = f"; did you mean {' or '.join(map(repr, near))}?" if near else ""
+    raise ValueError(
+        f"kinds=[{prefix!r}]: no event kind starts with {prefix!r} (kinds are prefixes like 'host.'){hint}"
+    )

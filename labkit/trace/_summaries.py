@@ -107,7 +107,9 @@ def _summarise_result(method: str | None, result: dict[str, Any]) -> str:
         flag = "isError " if result.get("isError") else ""
         structured = " + structuredContent" if "structuredContent" in result else ""
         text = next((c.get("text") for c in result["content"] if c.get("type") == "text"), "")
-        return f"{prefix}{flag}{'+'.join(kinds) or _('no content')}{structured}: {fold(text, 50)}"
+        # One line: a table shows a newline of pretty-printed JSON as a literal "\n".
+        flat = " ".join((text or "").split())
+        return f"{prefix}{flag}{'+'.join(kinds) or _('no content')}{structured}: {fold(flat, 50)}"
     if method == "initialize":
         return f"{prefix}protocolVersion {result.get('protocolVersion')}"
     if method == "server/discover":
