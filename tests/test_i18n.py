@@ -394,3 +394,84 @@ def test_labkits_own_tables_head_their_columns_in_the_learners_language_and_keep
     assert "作用" in defences._repr_html_()
     monkeypatch.setenv("LABKIT_LANG", "en")
     assert "attack succeeded" in repr(chosen)
+
+
+def _attack_messages() -> list[tuple[str, str, str]]:
+    """(where, English, Chinese) for every catalog message the attacks' servers and the lab's planted notes write."""
+    catalog = read_po((ROOT / "labkit" / "locale" / "zh_CN" / "LC_MESSAGES" / "labkit.po").open("rb"))
+    return [
+        (m.locations[0][0], m.id, m.string)
+        for m in catalog
+        if m.id
+        and isinstance(m.id, str)
+        and isinstance(m.string, str)
+        and any(p.startswith(("servers/untrusted/", "labkit/lessons/_security_lab")) for p, _ in m.locations)
+    ]
+
+
+def test_the_naive_model_reads_every_planted_order_the_same_in_chinese_as_in_english() -> None:
+    """An attack's order, in the language the lesson shows it in, asks the naive model for the same calls."""
+    from labkit.simulator._orders import orders_in
+
+    def asked(text: str) -> list[tuple[Any, ...]]:
+        return [(o.tool, o.arguments, o.fill) for o in orders_in(text, "source", "tool")]
+
+    messages = _attack_messages()
+    orders = [(where, english, chinese) for where, english, chinese in messages if asked(english)]
+    assert len(orders) >= 5, orders  # the notes, the poisoned add, both rug pulls, the injected docs page
+    assert [(where, english) for where, english, chinese in orders if asked(chinese) != asked(english)] == []
+
+
+def test_the_naive_model_reads_each_attacks_task_the_same_in_chinese_as_in_english() -> None:
+    """The user's task in either language: the same tool words, and the same arguments apart from translated text."""
+    from labkit.lessons import ATTACKS
+    from labkit.simulator._arguments import extract_arguments
+    from labkit.simulator._words import content_words
+
+    catalog = read_po((ROOT / "labkit" / "locale" / "zh_CN" / "LC_MESSAGES" / "labkit.po").open("rb"))
+    zh = {m.id: m.string for m in catalog if isinstance(m.id, str) and isinstance(m.string, str)}
+    tools = {
+        "add": ({"a": {"type": "integer"}, "b": {"type": "integer"}}, {"add"}),
+        "get_fact_of_the_day": ({}, {"fact", "day"}),
+        "query_errors": ({"service": {"type": "string"}, "since": {"type": "string"}}, {"error"}),
+        "search_docs": ({}, {"search", "doc"}),  # the query is the page's title, in the lesson's language
+        "send_message": ({"recipient": {"type": "string"}}, {"send", "message"}),
+        "read_file": ({"path": {"type": "string"}}, {"read", "file"}),
+    }
+    for attack in ATTACKS.values():
+        chinese = zh[attack.task]
+        assert chinese and chinese != attack.task, attack.name
+        name, (properties, words) = next((n, t) for n, t in tools.items() if t[1] <= content_words(attack.task))
+        assert words <= content_words(chinese), (attack.name, name)
+        schema = {"properties": properties}
+        assert extract_arguments(schema, chinese) == extract_arguments(schema, attack.task), attack.name
+
+
+def test_a_table_a_lesson_slices_or_extends_keeps_its_headings_in_the_learners_language(monkeypatch) -> None:
+    """`.head()`, `.loc[...]`, `[[...]]` and `.assign(...)` on labkit's tables, as notebooks 02–05 do: the headings
+    stay Chinese and the data keeps the field names the next line of code selects by."""
+    from labkit.lessons import cost_summary, request_costs
+    from labkit.security._preflight import Answer, answers_table
+    from labkit.trace import Kind, Trace, group_steps, steps_table, table
+
+    monkeypatch.setenv("LABKIT_LANG", "zh_CN")
+    trace = Trace()
+    trace.record("host", "model", Kind.MODEL_REQUEST, "POST", payload={"body": {"tools": [{"name": "a"}]}})
+    trace.record("model", "host", Kind.MODEL_RESPONSE, "tool_use a")
+    events = table(trace)
+    shown: list[Any] = [  # pandas-stubs does not declare the notebook display hook
+        events.head(1),
+        events.loc[2:],
+        events[["from", "to", "kind", "summary"]],
+        events.assign(server="logs"),
+        steps_table(group_steps(trace)).head(1),
+        request_costs(trace)[["tools sent", "billed as"]],
+        cost_summary({"one tool": trace}),
+        answers_table([Answer("Which servers start?", True, "logs")]),
+    ]
+    for selection in shown:
+        assert not re.search(
+            r"<th[^>]*>(summary|kind|actor|tools sent|model requests|question)</th>", selection._repr_html_()
+        )
+    assert "摘要" in repr(shown[2]) and "发送的工具数" in repr(shown[5]) and "问题" in repr(shown[7])
+    assert list(shown[2].columns) == ["from", "to", "kind", "summary"] and shown[5]["tools sent"].tolist() == [1]

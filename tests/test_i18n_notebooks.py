@@ -169,14 +169,14 @@ _ENGLISH_SENTENCE = re.compile(r"\b[A-Za-z][a-z]+(?:[,;:]? [A-Za-z][a-z]+\b[.?!]
 _CHINESE_WORDS = re.compile(r"[\u4e00-\u9fff]{2,}")
 # What may stay English, and why (the glossary's last paragraph says the same to the learner):
 _MAY_STAY_ENGLISH = (
-    # text the simulated model reads, which it reads only in English: tool descriptions and results, the weekly
-    # report prompt, the order policy, the attacks' tasks and payloads (its decision notes quote them)
+    # text the simulated model reads in English: the lab's servers' results (00, 03, 04), the weekly report prompt
+    # and the order policy. In 07 the attacks' tasks, the planted order and the payloads are Chinese; what stays
+    # English there is the order hidden in Unicode tag characters (they spell ASCII only; the model's notes quote
+    # it) and exercise 1's two held-out descriptions in the style of real servers.
     re.compile(
-        r"description|Add two integers|IMPORTANT|[Bb]efore (?:using|calling)|Deploy|deploy|the tool will not"
-        r"|Saved the order-service|Already saved|Write the weekly order report|[Oo]rder policy|orders? (?:above|"
-        r"still|leave)|paid orders|customer may|goods may|Tell me the fact|Search the docs|Send a message|"
-        r"Read my notes|AI agents reading|Assistant:|untrusted-data markers|"
-        r"[Ss]ummarise|[Tt]ranslate a text|Why did order-service errors rise since|Do not mention"
+        r"description|[Bb]efore using this|Do not mention|Saved the order-service|Already saved|"
+        r"Write the weekly order report|[Oo]rder policy|orders? (?:above|still|leave)|paid orders|customer may|"
+        r"goods may|^summarise_ticket \||^translate \|"
     ),
     # a dataclass repr (a list of identifiers in a Chinese line takes 、, `labkit._i18n.listing`: not exempt)
     re.compile(r"^Confinement\("),

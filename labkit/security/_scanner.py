@@ -85,7 +85,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "markup",
         r"<\s*/?\s*(important|system|instructions?|secret|admin|prompt|hidden)\b[^>]*>|<!--|"
-        r"\[\s*(system|inst)\s*\]|#+\s*agent instructions|\bAI agents?\s+reading\b",
+        r"\[\s*(system|inst)\s*\]|#+\s*agent instructions|\bAI agents?\s+reading\b|"
+        r"#+\s*(AI\s*)?agent\s*(须知|指令|说明)|读到(本|这个)页面?的\s*AI",
         "markup that addresses the model, not a person",
     ),
     Rule(
@@ -93,7 +94,7 @@ RULES: tuple[Rule, ...] = (
         r"\b(do not|don't|never)\s+(tell|mention|inform|reveal|alert|notify)\b|"
         r"\bwithout\s+(telling|informing|notifying|asking)\b|"
         r"\b(secretly|silently|quietly|covertly)\s+(send|upload|read|forward|copy|include|bcc|post|share|add)|"
-        r"(不要|不必|无需|无须|切勿|别|不得|不可)\s*(告诉|告知|通知|提及|提到|提示|透露|让|向)\s*(用户|使用者|他们|对方)?|"
+        r"(不要|不必|无需|无须|切勿|别|不得|不可)\s*(告诉|告知|通知|提及|提到|提起|提示|透露|让|向)\s*(用户|使用者|他们|对方)?|"
         r"(悄悄|偷偷|秘密地|暗中|静默地|默默地?)\s*(地)?\s*(发送|上传|读取|转发|复制|抄送|附上|分享|调用)",
         "asks to keep something from the user",
     ),
@@ -108,14 +109,17 @@ RULES: tuple[Rule, ...] = (
         r"\bbefore\s+(using|calling|running|answering|responding)\b[^.]{0,80}?"
         r"\b(read|call|send|include|pass|copy|fetch)\b|\bwhen this tool is (available|present|loaded|listed)\b|"
         r"\bfirst call\s+`?[a-z_][\w.-]*`?\s*(,|with\b|then\b|and\b)|"
-        r"(使用|调用|运行|回答|回复)\S{0,8}(之前|以前|前)\S{0,40}?(先|首先|务必|必须)\S{0,6}(读取|调用|发送|附上|传入|获取)",
+        r"(使用|调用|运行|回答|回复)\S{0,8}(之前|以前|前)\S{0,40}?(先|首先|务必|必须)\S{0,6}(读取|调用|发送|附上|传入|获取)|"
+        r"(只要|一旦|当|如果)\S{0,8}工具\S{0,4}(可用|存在|加载|列出)",
         "orders the model to do something else first",
     ),
     Rule(
         "exfiltration",
         r"\bpass\s+(its|the|their|all)\s+contents?\b|"
         r"\b(body|content|data|message|text)\s*=\s*(everything|all|the contents)\b|"
-        r"\b(bcc|cc|forward|backup)\b[^.]{0,40}?[\w.+-]+@[\w-]+\.[\w.-]+|\beverything you (have )?read\b",
+        r"\b(bcc|cc|forward|backup)\b[^.]{0,40}?[\w.+-]+@[\w-]+\.[\w.-]+|\beverything you (have )?read\b|"
+        r"把\S{0,16}内容\S{0,4}(作为|当作|填进|填入|放进|放入|传给|发给|发到)|"
+        r"(读到|读过)的(全部|所有|一切)(内容)?|(抄送|转发|备份)\S{0,20}?[\w.+-]+@[\w-]+\.[\w.-]+",
         "moves data into an argument or out to an address",
     ),
     Rule(

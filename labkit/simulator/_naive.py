@@ -9,7 +9,10 @@ escapes and zero-width characters dropped. It understands a few imperative forms
 
 - "read <path>" → a call to the offered file-reading tool with that path;
 - "call <tool> [with k='v' and k2=the contents of <path> | everything you have read]" → that call;
-- "pass its content as '<param>'" (in a tool's description) → fill that parameter when calling it.
+- "pass its content as '<param>'" (in a tool's description) → fill that parameter when calling it;
+
+and the same forms in Chinese ("读取 <path>", "调用 <tool>，k='v'", "把它的内容作为 '<param>' 传入"), as it
+reads a task in Chinese through the words tools are named with (`_words.py`).
 
 Each turn it makes the first such call not yet made, then the user's task (the best-scoring
 tool, missing arguments guessed), then calls ordered by the results, then it summarises. So an
