@@ -109,10 +109,29 @@ CLAIMS = (
         never=r'tools/call render_error_trend \{[^}\n]*"approved"',
     ),
     Claim(
+        "08",
+        says="The call went through the host's gate and the same tapped client",
+        shown_by='labkit.table(clock, kinds=["jsonrpc.request", "jsonrpc.response", "host.gate"])',
+        shows=r"host\.gate",
+    ),
+    Claim(
+        "10",
+        says="The last frame, `notifications/cancelled`, names the listen request it ends",
+        shown_by="subscription_frames = (",
+        shows=r"notifications/cancelled listen-",
+    ),
+    Claim(
+        "10",
+        says="One baseline case is already a false call",
+        shown_by="baseline = await labkit.run_tool_eval(tools)",
+        holds=lambda rows: rows[0][-1] == "1",
+    ),
+    Claim(
         "04",
         says="With a cap of 1 the call completes; with a cap of 0",
         shown_by="for cap in (1, 0):",
         shows=r"\b1\s+completed: .*\b0\s+isError: ",
+        never=r"manually",  # "the host turns that into an error result the model can read", not the SDK's advice
     ),
     Claim(
         "08",

@@ -201,12 +201,19 @@ class ToolRouter:
             text = await self._restarted(call.name, route)
             return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, text, True))
         except InputRequiredRoundsExceededError as error:
+            # The SDK's message is advice to a programmer (raise the cap, drive the loop by hand): the model is told
+            # what happened, the trace keeps the SDK's words for the learner.
             text, account = _told(
-                N_("The host stopped {tool}: the server kept asking for more input ({error})."),
+                N_(
+                    "The host stopped {tool}: the server kept asking for more input than the host allows ({rounds} "
+                    "round(s) of questions), so the call did not complete."
+                ),
                 tool=call.name,
-                error=error,
+                rounds=error.max_rounds,
             )
-            self.trace.record("host", "host", Kind.HOST_ERROR, account, ref=call.id, name=call.name)
+            self.trace.record(
+                "host", "host", Kind.HOST_ERROR, account, ref=call.id, name=call.name, payload={"detail": str(error)}
+            )
             stderr.record_since(self.trace, route.server, call.id, call.name)
             return self._audited(
                 call, route, arguments, verdict, "input rounds exceeded", started, ToolResult(call.id, text, True)
