@@ -84,8 +84,6 @@ def story(run: AttackRun, *, everything: bool = False) -> pd.DataFrame:
 
     Routine start-up events (clean scans, unchanged pins, first-use approvals) are left out unless `everything`.
     """
-    import pandas as pd
-
     marks = {
         e.seq: _(mark) for e, mark in ((run.entered, N_("◀ entered")), (run.stopped, N_("■ stopped"))) if e is not None
     }
@@ -112,7 +110,7 @@ def story(run: AttackRun, *, everything: bool = False) -> pd.DataFrame:
                 "": marks.get(event.seq, ""),
             }
         )
-    return pd.DataFrame(rows, columns=["seq", "round", "from", "to", "kind", "summary", ""]).set_index("seq")
+    return headed(rows, columns=["seq", "round", "from", "to", "kind", "summary", ""], index="seq")
 
 
 def outcomes(runs: Iterable[AttackRun]) -> pd.DataFrame:

@@ -10,7 +10,7 @@ import pandas as pd
 
 from labkit._i18n import N_, _
 
-__all__ = ["EventTable", "HeadedTable", "StepTable"]
+__all__ = ["EVENT_HEADINGS", "EventTable", "HeadedTable", "StepTable"]
 
 _SHORT_ID = 10  # characters of an id shown in a table; the whole id is on hover
 _TABLE_STYLE = (
@@ -19,7 +19,7 @@ _TABLE_STYLE = (
 )
 # A column keeps its field name in the data (the learner's code indexes it); only its heading is in the learner's
 # language, the field name on hover.
-_HEADINGS = {
+EVENT_HEADINGS = {
     "seq": N_("seq"),
     "round": N_("round"),
     "from": N_("from"),
@@ -36,12 +36,12 @@ _HEADINGS = {
 
 
 def _heading(column: str) -> str:
-    shown = _(_HEADINGS[column]) if column in _HEADINGS else column
+    shown = _(EVENT_HEADINGS[column]) if column in EVENT_HEADINGS else column
     title = f" title='{html.escape(column)}'" if shown != column else ""
     return f"<th{title}>{html.escape(shown)}</th>"
 
 
-def _shown(table: pd.DataFrame, headings: Mapping[Any, str] = _HEADINGS) -> pd.DataFrame:
+def _shown(table: pd.DataFrame, headings: Mapping[Any, str] = EVENT_HEADINGS) -> pd.DataFrame:
     """`table` with its headings in the learner's language (a copy for display)."""
     shown = pd.DataFrame(table).rename(columns=lambda c: _(headings[c]) if c in headings else c)
     shown.index.name = _(headings[table.index.name]) if table.index.name in headings else table.index.name
