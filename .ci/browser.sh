@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The real-browser test (tests/browser): notebooks 03, 04 and the zh-CN 03 run in JupyterLab and Debian's
 # Chromium, each form answered by a click; the learner on a 1366x768 laptop (test_classroom.py): 00, 03, 04, 07 opened in
-# course order with their stored outputs, Run All, each form brought into the window by itself (the seconds it took
-# measured into screenshots/classroom_<edition>.json, never asserted), the classroom's mistakes while 03's form waits
-# (run its cell again, interrupt, restart, close and reopen the tab); every lesson's labels and tables measured as
-# stored, nbval proving a fresh run prints the same (test_readable.py); all in both editions; the
+# course order with their stored outputs (in Chinese 07, whose approval no other test answers in Chinese), Run All, each
+# form brought into the window by itself (the seconds it took measured into screenshots/classroom_<edition>.json, never
+# asserted), the classroom's mistakes while 03's form waits (run its cell again, interrupt, restart, close and reopen
+# the tab; each once, the editions in turn); every lesson's labels and tables measured as stored in both editions,
+# nbval proving a fresh run prints the same (test_readable.py); the
 # "a form is waiting" banner in a page of its own, no JupyterLab (test_waiting_banner.py: one per notebook, seconds).
+# Each wait for the lab (a kernel ready, a lesson opened, a form drawn or gone) is labkit's deadline over JupyterLab's
+# processes (tests/browser/conftest.py `until`); each suite keeps its server's log as screenshots/jupyterlab_<suite>.log.
 # CLASSROOM_LESSONS="03" plays one lesson only (how to iterate on a 2-core machine).
 # Playwright comes from PyPI into a throwaway venv (never `playwright install`: it drives /usr/bin/chromium);
 # JupyterLab and the kernel are the CI venv's (.venv). tests/conftest.py

@@ -109,6 +109,37 @@ CLAIMS = (
         shows=r"'Plan_Questions'[^\n]*\n\s+- [^\n]*\n\s+- ",
     ),
     Claim(
+        "06",
+        says="the *yes* row counts two calls sent, the call and its retry carrying the answer to the form",
+        shown_by='"calls sent": len(run.sent)',
+        shows=r"(?m)^yes\s+2\s",
+    ),
+    Claim(
+        "06",
+        says="the `approved` field the gate ignored is gone, and the schema's default for `until` is filled in",
+        shown_by="labkit.table(trace_yes,",
+        shows=r'tools/call render_error_trend \{[^}\n]*"until":null',
+        never=r'tools/call render_error_trend \{[^}\n]*"approved"',
+    ),
+    Claim(
+        "08",
+        says="The call went through the host's gate and the same tapped client",
+        shown_by='labkit.table(clock, kinds=["jsonrpc.request", "jsonrpc.response", "host.gate"])',
+        shows=r"host\.gate",
+    ),
+    Claim(
+        "10",
+        says="The last frame, `notifications/cancelled`, names the listen request it ends",
+        shown_by="subscription_frames = (",
+        shows=r"notifications/cancelled listen-",
+    ),
+    Claim(
+        "10",
+        says="One baseline case is already a false call",
+        shown_by="baseline = await labkit.run_tool_eval(tools)",
+        holds=lambda rows: rows[0][-1] == "1",
+    ),
+    Claim(
         "04",
         says="With a cap of 1 the call completes; with a cap of 0",
         shown_by="for cap in (1, 0):",

@@ -445,3 +445,33 @@ def test_the_naive_model_reads_each_attacks_task_the_same_in_chinese_as_in_engli
         assert words <= content_words(chinese), (attack.name, name)
         schema = {"properties": properties}
         assert extract_arguments(schema, chinese) == extract_arguments(schema, attack.task), attack.name
+
+
+def test_a_table_a_lesson_slices_or_extends_keeps_its_headings_in_the_learners_language(monkeypatch) -> None:
+    """`.head()`, `.loc[...]`, `[[...]]` and `.assign(...)` on labkit's tables, as notebooks 02–05 do: the headings
+    stay Chinese and the data keeps the field names the next line of code selects by."""
+    from labkit.lessons import cost_summary, request_costs
+    from labkit.security._preflight import Answer, answers_table
+    from labkit.trace import Kind, Trace, group_steps, steps_table, table
+
+    monkeypatch.setenv("LABKIT_LANG", "zh_CN")
+    trace = Trace()
+    trace.record("host", "model", Kind.MODEL_REQUEST, "POST", payload={"body": {"tools": [{"name": "a"}]}})
+    trace.record("model", "host", Kind.MODEL_RESPONSE, "tool_use a")
+    events = table(trace)
+    shown: list[Any] = [  # pandas-stubs does not declare the notebook display hook
+        events.head(1),
+        events.loc[2:],
+        events[["from", "to", "kind", "summary"]],
+        events.assign(server="logs"),
+        steps_table(group_steps(trace)).head(1),
+        request_costs(trace)[["tools sent", "billed as"]],
+        cost_summary({"one tool": trace}),
+        answers_table([Answer("Which servers start?", True, "logs")]),
+    ]
+    for selection in shown:
+        assert not re.search(
+            r"<th[^>]*>(summary|kind|actor|tools sent|model requests|question)</th>", selection._repr_html_()
+        )
+    assert "摘要" in repr(shown[2]) and "发送的工具数" in repr(shown[5]) and "问题" in repr(shown[7])
+    assert list(shown[2].columns) == ["from", "to", "kind", "summary"] and shown[5]["tools sent"].tolist() == [1]

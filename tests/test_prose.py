@@ -532,3 +532,30 @@ def unanswered_form_problems(notebook: nbformat.NotebookNode) -> list[str]:
 @pytest.mark.parametrize("path", ENGLISH + CHINESE, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_stored_form_names_its_answer(path: Path) -> None:
     assert unanswered_form_problems(_read(path)) == []
+
+
+_CHECK_CALL = re.compile(r"""\bcheck\(\s*["'](\d\d\.\d+)["']""")
+
+
+def lesson_check_problems(notebook: nbformat.NotebookNode) -> list[str]:
+    """Checks called in a lesson's body that print "Exercise NN.k" (10 §4 once printed "Exercise 10.4: done." in a
+    notebook announcing three exercises), and exercise-section checks marked as the lesson's own."""
+    from labkit.lessons.checks import EXERCISES
+
+    found, in_exercises = [], False
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown" and re.search(r"(?m)^## Exercises\b", cell.source):
+            in_exercises = True
+        if cell.cell_type != "code":
+            continue
+        for key in _CHECK_CALL.findall(cell.source):
+            exercise = EXERCISES.get(key)
+            if exercise is not None and exercise.of_the_lesson == in_exercises:
+                where = "the exercises" if in_exercises else "the lesson's body"
+                found.append(f"check({key!r}) in {where} is registered with of_the_lesson={exercise.of_the_lesson}")
+    return found
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_check_in_a_lessons_body_does_not_call_itself_an_exercise(path: Path) -> None:
+    assert lesson_check_problems(_read(path)) == []

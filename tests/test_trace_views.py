@@ -10,7 +10,7 @@ import unicodedata
 from labkit.trace import Trace, sequence_diagram
 from labkit.trace._columns import wrap_columns
 from labkit.trace._labels import _LABEL_WIDTH, diagram_label
-from labkit.trace._summaries import fold
+from labkit.trace._summaries import fold, summarise_frame
 
 _MARKER = re.compile(r"…\(\+(\d+) chars\)")
 
@@ -29,6 +29,20 @@ def test_a_folded_summary_is_cut_once_and_counts_the_original():
     (count,) = _MARKER.findall(label)
     shown = label[: label.index("…")]
     assert label.count("…") == 1 and int(count) == len("[12] " + raw) - len(shown)
+
+
+def test_a_result_of_pretty_printed_json_is_summarised_on_one_line():
+    text = '{\n  "source": {\n    "timezone": "Asia/Shanghai"\n  }\n}'
+    payload = {"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": text}], "isError": False}}
+    summary = summarise_frame(payload, "tools/call")
+    assert "\n" not in summary and summary.startswith('tools/call → text: { "source": { "timezone"')
+
+
+def test_a_cancellation_names_the_request_it_ends():
+    listen = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "listen-1"}}
+    timeout = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3, "reason": "timed out"}}
+    assert summarise_frame(listen) == "notifications/cancelled listen-1"
+    assert summarise_frame(timeout) == "notifications/cancelled 3 (timed out)"
 
 
 def test_a_long_label_is_cut_once_and_a_short_one_not_at_all():

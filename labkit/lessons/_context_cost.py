@@ -9,9 +9,9 @@ from typing import Any
 import pandas as pd
 from mcp_types import Tool
 
-from labkit._i18n import _
+from labkit._i18n import N_, _
 
-from ..trace import Kind, Trace, estimate_tokens
+from ..trace import Kind, Trace, estimate_tokens, headed
 from ._benign import benign_tools
 
 __all__ = ["CACHE_READ", "CACHE_WRITE", "cost_summary", "padding_tools", "request_costs"]
@@ -19,6 +19,22 @@ __all__ = ["CACHE_READ", "CACHE_WRITE", "cost_summary", "padding_tools", "reques
 # Anthropic's prompt-caching prices relative to normal input tokens (5-minute cache): writing a
 # prefix costs 1.25×, reading it back 0.1×.
 CACHE_WRITE, CACHE_READ = 1.25, 0.1
+_HEADINGS = {
+    "request": N_("request"),
+    "round": N_("round"),
+    "tools sent": N_("tools sent"),
+    "tools loaded": N_("tools loaded"),
+    "tool tokens sent": N_("tool tokens sent"),
+    "tool tokens loaded": N_("tool tokens loaded"),
+    "billed as": N_("billed as"),
+    "whole request tokens": N_("whole request tokens"),
+    "run": N_("run"),
+    "model requests": N_("model requests"),
+    "tool tokens per request (loaded)": N_("tool tokens per request (loaded)"),
+    "tool tokens per run (loaded)": N_("tool tokens per run (loaded)"),
+    "tool tokens per run (billed as)": N_("tool tokens per run (billed as)"),
+    "whole requests per run": N_("whole requests per run"),
+}
 
 
 def padding_tools(count: int, *, besides: Iterable[str] = ()) -> list[Tool]:
@@ -70,7 +86,7 @@ def request_costs(trace: Trace) -> pd.DataFrame:
                 "whole request tokens": _tokens(body),
             }
         )
-    return pd.DataFrame(rows).set_index("request")
+    return headed(pd.DataFrame(rows).set_index("request"), _HEADINGS)
 
 
 def cost_summary(runs: Mapping[str, Trace]) -> pd.DataFrame:
@@ -89,4 +105,4 @@ def cost_summary(runs: Mapping[str, Trace]) -> pd.DataFrame:
                 "whole requests per run": int(costs["whole request tokens"].sum()),
             }
         )
-    return pd.DataFrame(rows).set_index("run")
+    return headed(pd.DataFrame(rows).set_index("run"), _HEADINGS)

@@ -6,8 +6,9 @@ import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from .._i18n import N_, _, listing
 from ..skills import SkillLibrary
-from ..trace import ESTIMATOR, Event, Kind, Trace, estimate_tokens
+from ..trace import ESTIMATOR, Event, Kind, Trace, estimate_tokens, headed
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -16,6 +17,25 @@ __all__ = ["ESTIMATOR", "context_ledger", "context_table", "estimate_tokens", "u
 
 _TIER_KINDS = (Kind.SKILL_CATALOG, Kind.SKILL_LOAD, Kind.SKILL_RESOURCE, Kind.SKILL_PROMPT)
 _TIER_LABELS = {1: "tier 1 catalog", 2: "tier 2 bodies", 3: "tier 3 resources"}
+_HEADINGS = {
+    "turn": N_("turn"),
+    "round": N_("round"),
+    "tier": N_("tier"),
+    "kind": N_("kind"),
+    "item": N_("item"),
+    "new": N_("new"),
+    "bytes": N_("bytes"),
+    "tokens": N_("tokens"),
+    "tier 1 catalog": N_("tier 1 catalog"),
+    "tier 2 bodies": N_("tier 2 bodies"),
+    "tier 3 resources": N_("tier 3 resources"),
+    "skill tokens": N_("skill tokens"),
+    "skill bytes": N_("skill bytes"),
+    "entered this turn": N_("entered this turn"),
+    "progressive (tokens)": N_("progressive (tokens)"),
+    "every SKILL.md up front (tokens)": N_("every SKILL.md up front (tokens)"),
+    "all turns": N_("all turns"),
+}
 
 
 def _loads(trace: Trace | Iterable[Event]) -> list[Event]:
@@ -57,7 +77,9 @@ def context_ledger(trace: Trace | Iterable[Event]) -> pd.DataFrame:
                     }
                 )
         previous = request.seq
-    return pd.DataFrame(rows, columns=["turn", "round", "tier", "kind", "item", "new", "bytes", "tokens"])
+    return headed(
+        pd.DataFrame(rows, columns=["turn", "round", "tier", "kind", "item", "new", "bytes", "tokens"]), _HEADINGS
+    )
 
 
 def context_table(trace: Trace | Iterable[Event]) -> pd.DataFrame:
@@ -74,14 +96,10 @@ def context_table(trace: Trace | Iterable[Event]) -> pd.DataFrame:
             row[label] = int(mine[mine["tier"] == tier]["tokens"].sum())
         row["skill tokens"] = int(mine["tokens"].sum())
         row["skill bytes"] = int(mine["bytes"].sum())
-        row["entered this turn"] = (
-            ", ".join(
-                f"{i} (tier {t})" for i, t in zip(mine[mine["new"]]["item"], mine[mine["new"]]["tier"], strict=True)
-            )
-            or "—"
-        )
+        entered = zip(mine[mine["new"]]["item"], mine[mine["new"]]["tier"], strict=True)
+        row["entered this turn"] = listing(_("{item} (tier {tier})").format(item=i, tier=t) for i, t in entered) or "—"
         rows.append(row)
-    return pd.DataFrame(rows).set_index("turn")
+    return headed(pd.DataFrame(rows).set_index("turn"), _HEADINGS)
 
 
 def upfront_table(trace: Trace | Iterable[Event], library: SkillLibrary) -> pd.DataFrame:
@@ -97,4 +115,4 @@ def upfront_table(trace: Trace | Iterable[Event], library: SkillLibrary) -> pd.D
         }
     )
     table.loc["all turns"] = table.sum()
-    return table
+    return headed(table, _HEADINGS)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from labkit._i18n import N_, _
 
-from ..trace import Event, Kind, Meta, Outcome, Trace
+from ..trace import Event, Kind, Meta, Outcome, Trace, headed
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -29,6 +29,14 @@ _WHO_FIXES = {
     N_("crash"): N_("the server's developer; the host's one restart keeps the run going"),
     N_("oversized result"): N_("the server's developer (page or summarise); the host's limit protects the context"),
     N_("endless loop"): N_("the host, with a round cap: the model does not stop itself"),
+}
+_HEADINGS = {
+    "failure": N_("failure"),
+    "kind": N_("kind"),
+    "wire shape": N_("wire shape"),
+    "who sees it": N_("who sees it"),
+    "what the model sees": N_("what the model sees"),
+    "who can fix it": N_("who can fix it"),
 }
 
 
@@ -93,7 +101,7 @@ def failure_table(runs: Mapping[str, Trace]) -> pd.DataFrame:
             "fixed_by": "who can fix it",
         }
     )
-    return frame.set_index("failure")
+    return headed(frame.set_index("failure"), _HEADINGS)
 
 
 def _first_failure(events: list[Event]) -> tuple[str, Event] | None:

@@ -21,7 +21,7 @@ from ..host import (
     needs_approval,
     result_as_data,
 )
-from ..trace import Trace
+from ..trace import Trace, headed
 from ._approval import ApprovalDesk, render_arguments
 from ._hidden import count_hidden, reveal
 from ._shield import TRUSTED_SERVERS
@@ -58,6 +58,7 @@ def _person(host: Host) -> ApprovalDesk | None:
     return approver if isinstance(approver, ApprovalDesk) else None
 
 
+_ANSWER_HEADINGS = {"question": N_("question"), "answer": N_("answer"), "evidence": N_("evidence")}
 _SAMPLE_BY_TYPE = {"integer": 1, "number": 1.0, "boolean": False, "array": [], "object": {}, "null": None}
 
 
@@ -225,8 +226,7 @@ async def preflight(host: Host, *, trusted: Iterable[str] = TRUSTED_SERVERS) -> 
 
 def answers_table(answers: list[Answer]) -> pd.DataFrame:
     """The answers as a table: question, yes/no, evidence (notebook 07)."""
-    import pandas as pd
-
-    return pd.DataFrame(
-        [{"question": _(a.question), "answer": _("yes") if a.yes else _("no"), "evidence": a.evidence} for a in answers]
-    )
+    rows = [
+        {"question": _(a.question), "answer": _("yes") if a.yes else _("no"), "evidence": a.evidence} for a in answers
+    ]
+    return headed(rows, _ANSWER_HEADINGS)

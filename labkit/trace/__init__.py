@@ -9,7 +9,7 @@ This wing imports nothing else of labkit.
 from ._encodings import base64_texts
 from ._events import ACTORS, Actor, Event, Trace
 from ._kinds import KIND_MEANINGS, Kind, Meta, Outcome
-from ._labels import ACTOR_LABELS
+from ._labels import ACTOR_LABELS, EVENT_HEADINGS
 from ._mcp_tap import TappedTransport, frame_payload
 from ._model_tap import OFFLINE_KEY, REASON_HEADER, SIMULATED_MODEL, ModelTap, redact
 from ._otel import AGENT_NAME, export_otlp, save_otlp, to_otlp
@@ -26,6 +26,7 @@ __all__ = [
     "ACTOR_LABELS",
     "AGENT_NAME",
     "ESTIMATOR",
+    "EVENT_HEADINGS",
     "KIND_MEANINGS",
     "OFFLINE_KEY",
     "REASON_HEADER",

@@ -8,43 +8,34 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
-from labkit._i18n import N_, _
+from labkit._i18n import _
 
-__all__ = ["EVENT_HEADINGS", "EventTable", "HeadedTable", "StepTable"]
+from ._labels import EVENT_HEADINGS
+
+__all__ = ["EventTable", "HeadedTable", "StepTable"]
 
 _SHORT_ID = 10  # characters of an id shown in a table; the whole id is on hover
 _TABLE_STYLE = (
     "<style>.labkit-events th, .labkit-events td {text-align: left; vertical-align: top}"
     " .labkit-events td.summary {min-width: 28em; white-space: normal}</style>"
 )
-# A column keeps its field name in the data (the learner's code indexes it); only its heading is in the learner's
-# language, the field name on hover.
-EVENT_HEADINGS = {
-    "seq": N_("seq"),
-    "round": N_("round"),
-    "from": N_("from"),
-    "to": N_("to"),
-    "kind": N_("kind"),
-    "summary": N_("summary"),
-    "name": N_("name"),
-    "server": N_("server"),
-    "ms": N_("ms"),
-    "step": N_("step"),
-    "actor": N_("actor"),
-    "events": N_("events"),
-}
+_HEADINGS = EVENT_HEADINGS
 
 
 def _heading(column: str) -> str:
-    shown = _(EVENT_HEADINGS[column]) if column in EVENT_HEADINGS else column
+    shown = _(_HEADINGS[column]) if column in _HEADINGS else column
     title = f" title='{html.escape(column)}'" if shown != column else ""
     return f"<th{title}>{html.escape(shown)}</th>"
 
 
-def _shown(table: pd.DataFrame, headings: Mapping[Any, str] = EVENT_HEADINGS) -> pd.DataFrame:
-    """`table` with its headings in the learner's language (a copy for display)."""
-    shown = pd.DataFrame(table).rename(columns=lambda c: _(headings[c]) if c in headings else c)
-    shown.index.name = _(headings[table.index.name]) if table.index.name in headings else table.index.name
+def _shown(table: pd.DataFrame, headings: Mapping[Any, str] = _HEADINGS) -> pd.DataFrame:
+    """`table` with its headings, and the row labels it names, in the learner's language (a copy for display)."""
+
+    def said(label: Any) -> Any:
+        return _(headings[label]) if isinstance(label, str) and label in headings else label
+
+    shown = pd.DataFrame(table).rename(columns=said, index=said)
+    shown.index.name = said(table.index.name)
     return shown
 
 
@@ -52,12 +43,16 @@ class EventTable(pd.DataFrame):
     """The events as a DataFrame that JupyterLab shows the way the lesson reads (notebook 00).
 
     Shown: from → to, kind and a wide left-aligned summary first, ids shortened (the whole id on
-    hover). The data keeps every column; anything derived from it is a plain DataFrame.
+    hover). The data keeps every column; a selection from it (`.loc`, `.head()`, `[["from", "to"]]`,
+    `.assign(...)`) is a `HeadedTable` that keeps the headings in the learner's language.
     """
+
+    _metadata: ClassVar[list[str]] = ["headings"]
+    headings: Mapping[str, str] = _HEADINGS
 
     @property
     def _constructor(self) -> type[pd.DataFrame]:
-        return pd.DataFrame
+        return HeadedTable
 
     def _repr_html_(self) -> str:
         columns = ["seq", "round", *(c for c in self.columns if c not in ("round", "from", "to"))]
@@ -92,11 +87,14 @@ class EventTable(pd.DataFrame):
 
 
 class StepTable(pd.DataFrame):
-    """The steps as a DataFrame whose headings are in the learner's language (notebook 03)."""
+    """The steps as a DataFrame whose headings are in the learner's language, a selection from it too (notebook 03)."""
+
+    _metadata: ClassVar[list[str]] = ["headings"]
+    headings: Mapping[str, str] = _HEADINGS
 
     @property
     def _constructor(self) -> type[pd.DataFrame]:
-        return pd.DataFrame
+        return HeadedTable
 
     def _repr_html_(self) -> str | None:
         shown: Any = _shown(self)  # pandas-stubs does not declare the notebook display hook

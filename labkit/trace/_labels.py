@@ -6,7 +6,7 @@ from .._i18n import N_
 from ._columns import wrap_columns
 from ._summaries import find_fold, hidden_marker
 
-__all__ = ["ACTOR_LABELS", "diagram_label"]
+__all__ = ["ACTOR_LABELS", "EVENT_HEADINGS", "diagram_label"]
 
 ACTOR_LABELS = {  # English; drawn through _() in the learner's language
     "user": N_("User"),
@@ -16,6 +16,22 @@ ACTOR_LABELS = {  # English; drawn through _() in the learner's language
     "server": N_("MCP server"),
     "system": N_("Business system"),
     "auth": N_("Authorization server"),
+}
+# A column keeps its field name in the data (the learner's code indexes it); only its heading is in the learner's
+# language, the field name on hover.
+EVENT_HEADINGS = {
+    "seq": N_("seq"),
+    "round": N_("round"),
+    "from": N_("from"),
+    "to": N_("to"),
+    "kind": N_("kind"),
+    "summary": N_("summary"),
+    "name": N_("name"),
+    "server": N_("server"),
+    "ms": N_("ms"),
+    "step": N_("step"),
+    "actor": N_("actor"),
+    "events": N_("events"),
 }
 # Columns per line (a Chinese character takes two) and lines per arrow label: six actors then fit a notebook
 # cell at labels >= 11 px, in either language, on a 1366x768 laptop at 100 % with the file browser open (26

@@ -66,6 +66,10 @@ def _summarise(payload: dict[str, Any], method: str | None) -> str:
     if kind == Kind.JSONRPC_REQUEST:
         return _summarise_request(payload["method"], params)
     if kind == Kind.JSONRPC_NOTIFICATION:
+        if payload["method"] == "notifications/cancelled" and "requestId" in params:
+            # Which request it ends: a call the host gave up on (notebook 05), or a listen request it closes (10).
+            reason = f" ({fold(params['reason'], 40)})" if params.get("reason") else ""
+            return f"notifications/cancelled {params['requestId']}{reason}"
         return payload["method"]
     if kind == Kind.JSONRPC_ERROR:
         error = payload["error"]
@@ -107,7 +111,9 @@ def _summarise_result(method: str | None, result: dict[str, Any]) -> str:
         flag = "isError " if result.get("isError") else ""
         structured = " + structuredContent" if "structuredContent" in result else ""
         text = next((c.get("text") for c in result["content"] if c.get("type") == "text"), "")
-        return f"{prefix}{flag}{'+'.join(kinds) or _('no content')}{structured}: {fold(text, 50)}"
+        # One line: a table shows a newline of pretty-printed JSON as a literal "\n".
+        flat = " ".join((text or "").split())
+        return f"{prefix}{flag}{'+'.join(kinds) or _('no content')}{structured}: {fold(flat, 50)}"
     if method == "initialize":
         return f"{prefix}protocolVersion {result.get('protocolVersion')}"
     if method == "server/discover":

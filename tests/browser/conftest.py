@@ -13,11 +13,11 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -42,14 +42,61 @@ CHROMIUM_FLAGS = [
 ]
 
 
+class LabDeadline:
+    """labkit's `Deadline` over the JupyterLab server's process tree (its kernels, their warm Pythons and servers), kept
+    by the lab's Python (`lab_deadline.py`: this venv has no labkit), one deadline at a time."""
+
+    def __init__(self, tree: int) -> None:
+        self.keeper = subprocess.Popen(
+            [str(LAB_PYTHON), "-m", "tests.browser.lab_deadline", str(tree)],
+            cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def _ask(self, line: str) -> dict[str, Any]:
+        assert self.keeper.stdin is not None and self.keeper.stdout is not None
+        self.keeper.stdin.write(line + "\n")
+        self.keeper.stdin.flush()
+        answer = self.keeper.stdout.readline()
+        if not answer:
+            raise RuntimeError(f"the lab's deadline keeper ended (exit status {self.keeper.wait()})")
+        return json.loads(answer)
+
+    def start(self, seconds: float) -> None:
+        self._ask(f"start {seconds}")
+
+    def passed(self) -> dict[str, Any] | None:
+        """None while the deadline has not passed; then why it passed, and the state of each of the lab's processes."""
+        answer = self._ask("passed")
+        return answer if answer["passed"] else None
+
+    def close(self) -> None:
+        if self.keeper.stdin is not None:
+            self.keeper.stdin.close()
+        try:
+            self.keeper.wait(10)
+        except subprocess.TimeoutExpired:
+            self.keeper.kill()
+            self.keeper.wait()
+
+
 @dataclass
 class Lab:
-    """A running JupyterLab: its address, its process, and the folders it was given."""
+    """A running JupyterLab: its address, its process, the folders it was given, where its log is kept after the
+    session (one file per suite: `screenshots/jupyterlab_<suite>.log`), and the deadline over its processes."""
 
     url: str
     process: subprocess.Popen
     data: Path
     log: Path
+    kept_log: Path
+    deadline: LabDeadline
+
+
+_RUNNING: list[Lab] = []
+"""The session's JupyterLab, once started: what `until` waits on."""
 
 
 @dataclass
@@ -79,7 +126,7 @@ def repo_writes(lab: Lab) -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+def lab(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[Lab]:
     """JupyterLab on the repo with isolated Jupyter dirs, no token, the Binder overrides, and no scripted user."""
     if not LAB_PYTHON.exists():
         pytest.skip(f"{LAB_PYTHON} not found: run `make env` first")
@@ -132,16 +179,37 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
             command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
         )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while not _answers(f"{url}/api/status"):
-        if process.poll() is not None or time.monotonic() > deadline:
-            _stop(process, url)
-            pytest.fail(f"JupyterLab did not start:\n{log.read_text()[-3000:]}")
-        time.sleep(0.5)
-    yield Lab(url, process, home / "labkit-data", log)
-    _stop(process, url)
-    SHOTS.mkdir(exist_ok=True)
-    shutil.copy(log, SHOTS / "jupyterlab.log")  # what the server said (a kernel that failed to start), kept with shots
+    kept_log = SHOTS / f"jupyterlab_{_suite(request.session)}.log"
+    running = Lab(url, process, home / "labkit-data", log, kept_log, LabDeadline(process.pid))
+    _RUNNING.append(running)
+    try:
+        until(None, "JupyterLab to answer at /api/status", lambda: _started(process, url, log))
+        yield running
+    finally:
+        _RUNNING.remove(running)
+        running.deadline.close()
+        _stop(process, url)
+        SHOTS.mkdir(exist_ok=True)
+        shutil.copy(log, running.kept_log)  # what the server said (a kernel that failed to start), kept with shots
+
+
+def kept_log() -> str:
+    """Where the session's JupyterLab log is kept once it ends, for a message to name."""
+    return _RUNNING[-1].kept_log.relative_to(REPO).as_posix()
+
+
+def _suite(session: pytest.Session) -> str:
+    """The suite's name for its files: its one test file's (`classroom` for test_classroom.py), or `browser`."""
+    files = {item.path.stem.removeprefix("test_") for item in session.items}
+    return files.pop() if len(files) == 1 else "browser"
+
+
+def _started(process: subprocess.Popen, url: str, log: Path) -> bool:
+    if process.poll() is not None:
+        pytest.fail(
+            f"JupyterLab ended (exit status {process.returncode}) before it answered:\n{log.read_text()[-3000:]}"
+        )
+    return _answers(f"{url}/api/status")
 
 
 def scaled(seconds: float) -> float:
@@ -157,9 +225,56 @@ def busy_factor() -> float:
     return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
 
 
-STALLED_S = scaled(120)
-"""How long a test waits while nothing moves (the kernel idle, no cell running, no form waiting) before it calls a
-run stuck; while the kernel works it waits as long as the work goes on (the suite's watchdog ends a silent hang)."""
+WAIT_S = scaled(120)
+"""How long a wait for the lab (a kernel ready, a lesson opened, its cells drawn, a form drawn or gone, a run's next
+step) lasts on a quiet machine: labkit's `Deadline` over the JupyterLab server's processes moves it on by the time they
+waited for a CPU while they worked (up to ten times it), so a busy machine gets the time it kept from them, and a lab
+whose processes neither run nor wait for a CPU (a stopped kernel, a blocked server) is named as stalled once it passed.
+Also Playwright's own limit for the page's own work (a click, a menu): `LABKIT_TIME_SCALE` scales both."""
+PEEK_MS = 1_000
+"""How long one look of `until` waits inside Playwright (an `expect(..., timeout=PEEK_MS)`) before the deadline is
+asked again."""
+_POLL_MS = 300
+_HALTED = ("stopped", "tracing-stop", "zombie", "dead")
+"""Process states (psutil's) in which a process of the lab can do no work: named first when a wait fails."""
+
+T = TypeVar("T")
+
+
+def until(page: Any, what: str | Callable[[], str], condition: Callable[[], T | None]) -> T:
+    """The first value of `condition()` that is neither None nor false (a Playwright `expect(..., timeout=PEEK_MS)`
+    inside it that does not hold yet counts as not yet), waited for as long as the session's JupyterLab works: by
+    labkit's `Deadline` over its processes (`WAIT_S`, moved on by the time they waited for a CPU). When it passes, the
+    test fails naming `what` it waited for (a callable: said as of then), why the deadline passed ("hung": the lab's
+    processes neither ran nor waited for a CPU), and each of the lab's processes with its state (a stopped kernel shows
+    as "stopped"). `page` waits between looks (its events are served meanwhile); None before there is a page."""
+    deadline = _RUNNING[-1].deadline
+    deadline.start(WAIT_S)
+    not_yet: AssertionError | None = None
+    while True:
+        try:
+            if (value := condition()) is not None and value is not False:
+                return value
+        except AssertionError as error:  # an expectation that does not hold yet
+            not_yet = error
+        if (verdict := deadline.passed()) is not None:
+            waited = what() if callable(what) else what
+            processes = "\n".join(
+                f"  pid {p['pid']} {p['state']}, {p['cpu_s']} CPU-s: {p['command']}" for p in verdict["processes"]
+            )
+            halted = [f"pid {p['pid']} ({p['command'][:80]})" for p in verdict["processes"] if p["state"] in _HALTED]
+            pytest.fail(
+                f"waited {verdict['waited_s']} s for {waited} (limit {WAIT_S:g} s, moved on while the lab's processes "
+                f"waited for a CPU); the lab's deadline says: {verdict['cause'] or 'its processes kept working'}. "
+                + (f"Stopped or dead: {'; '.join(halted)}. " if halted else "")
+                + f"{verdict['note']}\nThe lab's processes now:\n{processes}"
+                + (f"\nThe last look: {not_yet}" if not_yet is not None else ""),
+                pytrace=False,
+            )
+        if page is None:
+            time.sleep(_POLL_MS / 1000)
+        else:
+            page.wait_for_timeout(_POLL_MS)
 
 
 @pytest.fixture
@@ -173,7 +288,7 @@ def chromium_tab(guard: Guard, profile: Path) -> Iterator[Any]:
     sync_api = pytest.importorskip("playwright.sync_api")
     # A busy machine answers late: every expect and every locator action waits as long as a stalled run would (the
     # lab's time-limit scale), never Playwright's 5 s (the file browser took longer to list the repo at load 12).
-    sync_api.expect.set_options(timeout=STALLED_S * 1000)
+    sync_api.expect.set_options(timeout=WAIT_S * 1000)
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} not found: `apt-get install chromium` (see .ci/browser.sh)")
     with sync_api.sync_playwright() as playwright:
@@ -197,7 +312,7 @@ def chromium_tab(guard: Guard, profile: Path) -> Iterator[Any]:
         context.route("**/*", route)
         tab = context.pages[0] if context.pages else context.new_page()
         tab.on("websocket", lambda ws: guard.sockets.append(ws.url))  # not routable: logged and checked instead
-        tab.set_default_timeout(STALLED_S * 1000)
+        tab.set_default_timeout(WAIT_S * 1000)
         try:
             yield tab
         finally:

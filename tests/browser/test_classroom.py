@@ -7,11 +7,10 @@ import gettext
 import json
 import os
 import re
-import time
 
 import pytest
 
-from .conftest import REPO, SHOTS, STALLED_S
+from .conftest import PEEK_MS, REPO, SHOTS, until
 from .test_lab_in_browser import (
     cells_running,
     errors_in,
@@ -27,12 +26,15 @@ pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import Locator, Page, expect
 
 LAPTOP = {"width": 1366, "height": 768}
-# CLASSROOM_LESSONS="03" plays only that lesson (one at a time is how to iterate on this 2-core machine).
-COURSE = tuple(
-    n
-    for n in ("00_start_here", "03_nineteen_steps", "04_elicitation", "07_security")
-    if n[:2] in os.environ.get("CLASSROOM_LESSONS", "00 03 04 07").split()
-)
+# The course in English, every lesson; in Chinese what no other run plays in a browser: 07's approval (the one kind
+# of form test_learner.py's test_zh_03 does not answer in Chinese; 00 draws no form, 03 and 04 draw widget forms, which
+# test_zh_03 answers in Chinese and this run brings into view in English). CLASSROOM_LESSONS="03" plays only that
+# lesson (one at a time is how to iterate on this 2-core machine).
+COURSE = {
+    "en": ("00_start_here", "03_nineteen_steps", "04_elicitation", "07_security"),
+    "zh_CN": ("07_security",),
+}
+CHOSEN = os.environ.get("CLASSROOM_LESSONS", "00 03 04 07").split()
 EDITIONS = {
     "en": ("notebooks", gettext.NullTranslations()),
     "zh_CN": (
@@ -72,12 +74,20 @@ def open_lesson(page: Page, url: str, path: str) -> Locator:
     `make lab`'s address, so JupyterLab speaks the lesson's language."""
     page.goto(f"{url}/labkit/open/{path}")
     panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").filter(has=page.locator(".jp-Notebook")).first
-    expect(panel).to_be_visible()
-    expect(panel.locator(".jp-Cell").first).to_be_visible()
-    # the lesson asked for is the one in front (JupyterLab restores the lessons left open first)
-    page.wait_for_function(front("path => FRONT()?.context?.path === path"), arg=path, timeout=STALLED_S * 1000)
+    until_in_front(page, panel, path)
     wait_idle(page)
     return panel
+
+
+def until_in_front(page: Page, panel: Locator, path: str) -> None:
+    """Wait until `path` is drawn (the first cell of `panel`) and is the notebook the learner sees (JupyterLab restores
+    the lessons left open first), as long as the lab works (`until`)."""
+    shown = front("path => FRONT()?.context?.path === path")
+    until(
+        page,
+        f"{path} to open in front",
+        lambda: panel.locator(".jp-Cell").first.is_visible() and page.evaluate(shown, path),
+    )
 
 
 # Every code cell of the notebook in front that is given an execution count from now on: Run All is known to have run
@@ -104,29 +114,26 @@ def cells_not_run(page: Page) -> int:
 
 
 def until_in_view(form: Locator) -> None:
-    """Wait until `form` is inside the window, as long as the kernel that drew it still works or waits on it; the
-    seconds it took are the page's probe's to report (`window.__forms`), not this test's to judge."""
-    page, quiet_since = form.page, time.monotonic()
-    while True:
-        try:
-            expect(form).to_be_in_viewport(timeout=1_000)
-            return
-        except AssertionError:
-            if cells_running(page):
-                quiet_since = time.monotonic()
-            assert time.monotonic() - quiet_since < STALLED_S, "a waiting form was never brought into view"
+    """Wait until `form` is inside the window, as long as the lab works (`until`); the seconds it took are the page's
+    probe's to report (`window.__forms`), not this test's to judge."""
+    until(
+        form.page,
+        "a waiting form to be brought into view",
+        lambda: expect(form).to_be_in_viewport(timeout=PEEK_MS) or True,
+    )
 
 
 def until_one_form(panel: Locator) -> Locator:
-    """The one form that waits for a click, once the run has drawn it (waiting as long as the kernel still works)."""
-    page, quiet_since = panel.page, time.monotonic()
+    """The one form that waits for a click, once the run has drawn it (as long as the lab works: `until`)."""
     waiting = waiting_forms(panel)
-    while waiting.count() != 1:
-        if cells_running(page):
-            quiet_since = time.monotonic()
-        assert time.monotonic() - quiet_since < STALLED_S, f"no single waiting form: {waiting.count()}"
-        page.wait_for_timeout(300)
+    until(panel.page, lambda: f"a single waiting form (there are {waiting.count()})", lambda: waiting.count() == 1)
     return waiting.first
+
+
+def until_disabled(form: Locator, what: str) -> None:
+    """Wait until nothing in `form` can be clicked: the kernel closes a form once it has its answer or its run ended."""
+    enabled = form.locator("button:not([disabled]), input:not([disabled])")
+    until(form.page, what, lambda: enabled.count() == 0)
 
 
 def cell_errors(page: Page) -> list[str]:
@@ -154,36 +161,36 @@ def answer_each_form(page: Page, panel: Locator, path: str, tr: gettext.NullTran
     """Run All, and answer each form once it is in view, until every code cell has run; the seconds each form took
     from drawn to in view (measured by the page, recorded for the note)."""
     run_all(page)
-    answered, quiet_since, left = 0, time.monotonic(), cells_not_run(page)
-    while True:
-        forms = waiting_forms(panel)
-        if forms.count():
-            key = form_key(forms.first)
-            form = panel.locator(f".{key}") if key else forms.first
-            until_in_view(form)
-            shoot(page, f"classroom_{name}_form_{answered + 1}")
-            expect(panel.locator(".labkit-waiting-banner"), "the notebook says a form waits").to_be_visible()
-            buttons = form.locator("button")
-            # the form's own default (widget_form) or the careful answer (an approval: Refuse, its second button)
-            is_form = form.get_by_role("button", name=tr.gettext("Submit")).count()
-            (buttons.nth(0) if is_form else buttons.nth(1)).click()
-            expect(form.locator("button:not([disabled])")).to_have_count(0)
-            answered += 1
-            print(f"{path}: form {answered} answered", flush=True)
-            quiet_since = time.monotonic()
-            continue
+    answered, left = 0, cells_not_run(page)
+
+    def next_step() -> Locator | str | None:
+        """A form waiting for its answer; "done" once every cell has run; "on" when a cell more has run."""
+        nonlocal left
+        if (forms := waiting_forms(panel)).count():
+            return forms.first
         now_left, running = cells_not_run(page), cells_running(page)
-        if now_left != left:  # progress: a line for the suite's watchdog, which ends only a silent suite
-            print(f"{path}: {now_left} cells left to run", flush=True)
-            left, quiet_since = now_left, time.monotonic()
         if not running and not now_left:
-            break
-        if running:
-            quiet_since = time.monotonic()
-        assert time.monotonic() - quiet_since < STALLED_S, (
-            f"{path}: Run All stopped with {now_left} cells not run; errors: {errors_in(panel)}"
-        )
-        page.wait_for_timeout(300)
+            return "done"
+        went_on, left = now_left != left, now_left
+        if went_on:  # progress: a line for the suite's watchdog, which ends only a silent suite
+            print(f"{path}: {now_left} cells left to run", flush=True)
+        return "on" if went_on else None
+
+    while (step := until(page, lambda: f"{path}: Run All to go on ({left} cells not run)", next_step)) != "done":
+        if isinstance(step, str):
+            continue
+        key = form_key(step)
+        form = panel.locator(f".{key}") if key else step
+        until_in_view(form)
+        shoot(page, f"classroom_{name}_form_{answered + 1}")
+        expect(panel.locator(".labkit-waiting-banner"), "the notebook says a form waits").to_be_visible()
+        buttons = form.locator("button")
+        # the form's own default (widget_form) or the careful answer (an approval: Refuse, its second button)
+        is_form = form.get_by_role("button", name=tr.gettext("Submit")).count()
+        (buttons.nth(0) if is_form else buttons.nth(1)).click()
+        until_disabled(form, "the answered form to close")
+        answered += 1
+        print(f"{path}: form {answered} answered", flush=True)
     wait_idle(page)
     probes = page.evaluate("window.__forms")[-answered:] if answered else []
     assert all(p["inView"] is not None for p in probes), f"{path}: a form was never in view: {probes}"
@@ -198,7 +205,9 @@ def test_each_form_of_the_course_is_brought_into_view(laptop: Page, lab, edition
     test_readable.py measures those in both editions, every lesson."""
     folder, tr = EDITIONS[edition]
     measured: dict[str, list[float]] = {}
-    for lesson in COURSE:
+    if not (lessons := [lesson for lesson in COURSE[edition] if lesson[:2] in CHOSEN]):
+        pytest.skip(f"CLASSROOM_LESSONS={' '.join(CHOSEN)}: none of this edition's course ({COURSE[edition]})")
+    for lesson in lessons:
         path = f"{folder}/{lesson}.ipynb"
         panel = open_lesson(laptop, lab.url, path)
         measured[lesson] = answer_each_form(laptop, panel, path, tr, f"{edition}_{lesson[:2]}")
@@ -216,12 +225,11 @@ def test_the_lab_opens_at_lesson_00_with_solutions_reachable_and_chinese_all_the
         page.goto(f"{lab.url}/labkit/open/{folder}/00_start_here.ipynb")
         expect(page.locator(".lm-MenuBar-itemLabel").first).to_have_text(menu_file)
         tab = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
-        expect(tab.locator(".jp-Cell").first).to_be_visible()
         # This edition's lesson, by its path: both editions' lesson 00 have one file name, and the page restores the
         # lesson left open before it opens the one asked for, and then moves the file browser to that one's folder
         # (a click on home before that move ended in the lessons' folder: the CI failures of issue 37).
         lesson = f"{folder}/00_start_here.ipynb"
-        page.wait_for_function(front("path => FRONT()?.context?.path === path"), arg=lesson, timeout=STALLED_S * 1000)
+        until_in_front(page, tab, lesson)
         expect(page.locator(".jp-BreadCrumbs")).to_have_text(re.compile(rf"^/{re.escape(folder)}/$"))
         expect(page.locator("#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current")).to_contain_text("00_start_here.ipynb")
         shoot(page, f"landing_{folder.replace('/', '_')}")
@@ -233,7 +241,11 @@ def test_the_lab_opens_at_lesson_00_with_solutions_reachable_and_chinese_all_the
 
 
 FORM_LESSON = "03_nineteen_steps"  # one form, a few seconds to reach it
-MISTAKES = ("run-the-form-cell-again", "interrupt", "restart", "close-and-reopen")
+# Each mistake played once, the editions in turn, so that both are played in a browser: the Chinese edition's words
+# where the mistake shows them (close-and-reopen: the line left where the form was names JupyterLab's menu items
+# as the language pack does), the English where only the English differs from it (run-again: the note beside the new
+# form; the catalog's Chinese note is checked by the i18n tests).
+MISTAKES = {"run-the-form-cell-again": "en", "interrupt": "zh_CN", "restart": "en", "close-and-reopen": "zh_CN"}
 
 
 def form_in_view(page: Page, panel: Locator) -> Locator:
@@ -247,7 +259,7 @@ def form_in_view(page: Page, panel: Locator) -> Locator:
 
 def closed(form: Locator) -> None:
     """The form's last word is said: nothing in it can be clicked, and it no longer counts as waiting."""
-    expect(form.locator("button:not([disabled]), input:not([disabled])")).to_have_count(0)
+    until_disabled(form, "the form to close")
     expect(form).not_to_have_class(re.compile(r"\blabkit-waiting\b"))
 
 
@@ -257,8 +269,7 @@ def tracebacks(panel: Locator) -> list[str]:
     return [text for text in outputs if re.search(r"Traceback|CancelledError|Error:", text)]
 
 
-@pytest.mark.parametrize("edition", list(EDITIONS))
-@pytest.mark.parametrize("mistake", MISTAKES)
+@pytest.mark.parametrize(("mistake", "edition"), MISTAKES.items())
 def test_a_classroom_mistake_while_a_form_waits_ends_in_a_live_form_or_one_line(
     laptop: Page, lab, edition: str, mistake: str
 ) -> None:
@@ -313,7 +324,7 @@ def test_a_classroom_mistake_while_a_form_waits_ends_in_a_live_form_or_one_line(
         page.set_viewport_size(LAPTOP)
         page.goto(f"{lab.url}/labkit/open/{path}")
         panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").filter(has=page.locator(".jp-Notebook")).first
-        expect(panel.locator(".jp-Cell").first).to_be_visible()
+        until(page, f"{path} to open again", panel.locator(".jp-Cell").first.is_visible)
         # The kernel still waits on a form this tab never drew. Where the form was, the stored line names the
         # menu item that asks again, as this edition's JupyterLab names it.
         again = [tr.gettext(w) if edition == "en" else jupyterlab_chinese(w) for w in ("Run", "Run All Cells")]

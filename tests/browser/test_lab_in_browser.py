@@ -1,4 +1,5 @@
-"""Notebooks 03 and 04 in a real JupyterLab and Chromium: run them, answer the form by clicking, check what renders."""
+"""Notebook 04 in a real JupyterLab and Chromium: run it, answer each form by clicking, check what it saved; and the
+helpers the browser tests drive JupyterLab with (03 is run by test_learner.py, which checks what it renders here)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from .conftest import LAB_PYTHON, REPO, SHOTS, STALLED_S, repo_writes
+from .conftest import LAB_PYTHON, REPO, SHOTS, kept_log, repo_writes, until
 
 pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import Locator, Page, expect
@@ -45,7 +46,7 @@ def open_notebook(page: Page, lab_url: str, path: str) -> Locator:
     """Open `path` alone (`?reset` ignores any saved workspace) and wait for its kernel to be idle."""
     page.goto(f"{lab_url}/lab/tree/{path}?reset")
     panel = page.locator(".jp-NotebookPanel").filter(has=page.locator(".jp-Notebook")).first
-    expect(panel).to_be_visible()
+    until(page, f"{path} to open", panel.is_visible)
     wait_idle(page)
     return panel
 
@@ -75,27 +76,25 @@ def kernel_status(page: Page) -> str | None:
 
 
 def wait_idle(page: Page, *, any_kernel: bool = False) -> None:
-    """Wait, as long as the kernel starts or works, until the notebook in front has its own kernel and it is idle (or
-    in any state, if `any_kernel`: a reopened tab shows a kernel busy on a form as 'unknown' for minutes): not the
-    status bar's words, which can be another notebook's while this one's starts."""
-    quiet_since = time.monotonic()
-    while True:
-        kernel = page.evaluate(front(_KERNEL))
+    """Wait, as long as the lab works (`until`), until the notebook in front has its own kernel and it is idle (or in
+    any state, if `any_kernel`: a reopened tab shows a kernel busy on a form as 'unknown' for minutes): not the status
+    bar's words, which can be another notebook's while this one's starts."""
+    seen: dict = {}
+
+    def ready() -> bool:
+        seen.update(kernel := page.evaluate(front(_KERNEL)))
         if kernel["asks"]:
             # JupyterLab asks which kernel when it had none to start: its kernel list not yet loaded, or the server
             # gave up on a slow start (both seen on a loaded machine). The learner presses Select (this notebook's).
-            print("JupyterLab asked for a kernel (see screenshots/jupyterlab.log): Select pressed", flush=True)
+            print(f"JupyterLab asked for a kernel (see {kept_log()}): Select pressed", flush=True)
             shoot(page, "kernel_asked_for")
             page.locator(".jp-Dialog .jp-mod-accept").click()
-            quiet_since = time.monotonic()
-            continue
-        assert kernel["status"] != "dead", "the notebook's kernel died: see screenshots/jupyterlab.log"
-        if kernel["status"] == "idle" or (any_kernel and kernel["status"] is not None):
-            return
-        if kernel["status"] in _WORKING or kernel["shown"] in _WORKING:
-            quiet_since = time.monotonic()
-        assert time.monotonic() - quiet_since < STALLED_S, f"no kernel for the notebook in front: {kernel}"
-        page.wait_for_timeout(300)
+            return False
+        if kernel["status"] == "dead":
+            pytest.fail(f"the notebook's kernel died: see {kept_log()}")
+        return kernel["status"] == "idle" or (any_kernel and kernel["status"] is not None)
+
+    until(page, lambda: f"a kernel for the notebook in front (it has {seen})", ready)
 
 
 # How many code cells of the notebook in front are queued or running ([*]), read from JupyterLab's cell models: the
@@ -127,25 +126,38 @@ def run_all(
     expect(panel.locator(".jp-OutputArea-output")).to_have_count(0)
     menu(page, "Run", "Run All Cells")
     answered: list[str] = []
-    stalled = 0
-    while True:  # as long as the run goes on: a run that stops is caught below, a silent hang by the suite's watchdog
-        for form in _open_forms(panel):
-            form.scroll_into_view_if_needed()
-            form.get_by_role("radio", name=answer).check()
-            if on_form is not None and not answered:
-                on_form()
-            form.get_by_role("button", name="Submit").click()
-            expect(form.get_by_role("button", name="Submit")).to_be_disabled()
-            answered.append(form.locator(".widget-html").last.inner_text())  # the form's status line
+    stalled = done = 0
+
+    def next_step() -> Locator | str | None:
+        """A form waiting for its answer; "done" once every cell has run; "on" when the run went on (a cell done)."""
+        nonlocal stalled, done
+        if forms := _open_forms(panel):
+            return forms[0]
         prompts = [p.strip() for p in panel.locator(".jp-CodeCell .jp-InputArea-prompt").all_text_contents()]
         if len(prompts) == code_cells and all(_DONE.match(p) for p in prompts):
-            wait_idle(page)
-            return answered
+            return "done"
         # Run All stops at a cell that raised: nothing queued, the kernel idle, no form waiting.
-        stalled = stalled + 1 if "[*]:" not in prompts and _idle(page) and not _open_forms(panel) else 0
-        if stalled >= 6:
+        stalled = stalled + 1 if "[*]:" not in prompts and _idle(page) else 0
+        if stalled >= 10:
             pytest.fail(f"{path} stopped after cell {prompts.index('[ ]:')} of {code_cells}: {errors_in(panel)}")
-        page.wait_for_timeout(500)
+        went_on, done = (now_done := sum(bool(_DONE.match(p)) for p in prompts)) > done, now_done
+        return "on" if went_on else None
+
+    # each step of the run (a cell done, a form answered) within the lab's deadline
+    while (
+        step := until(page, lambda: f"{path}'s Run All to go on ({done} of {code_cells} cells done)", next_step)
+    ) != ("done"):
+        if isinstance(step, str):
+            continue
+        step.scroll_into_view_if_needed()
+        step.get_by_role("radio", name=answer).check()
+        if on_form is not None and not answered:
+            on_form()
+        step.get_by_role("button", name="Submit").click()
+        expect(step.get_by_role("button", name="Submit")).to_be_disabled()
+        answered.append(step.locator(".widget-html").last.inner_text())  # the form's status line
+    wait_idle(page)
+    return answered
 
 
 def _idle(page: Page) -> bool:
@@ -182,7 +194,7 @@ def _open_forms(panel: Locator) -> list[Locator]:
     return [f for f in forms.all() if f.get_by_role("button", name="Submit").is_enabled()]
 
 
-def _memory_report(memory, notebook: str) -> None:
+def memory_report(memory, notebook: str) -> None:
     """Write `screenshots/memory_NN.json` and hold the kernel and its servers to the Binder budget."""
     report = memory.report()
     (SHOTS / f"memory_{notebook}.json").write_text(json.dumps(report, indent=1))
@@ -196,15 +208,9 @@ ACTORS = ("User", "Host", "Model", "MCP client", "MCP server", "Business system"
 MEMORY_LIMIT_MB = float(os.environ.get("LAB_MEMORY_LIMIT_MB", "600"))  # Binder gives about 2 GB in all
 
 
-def test_03_renders_the_diagram_the_table_and_the_chart(page: Page, lab, guard, memory) -> None:
-    path = "notebooks/03_nineteen_steps.ipynb"
-    panel = open_notebook(page, lab.url, path)
-    answered = run_all(page, panel, path, answer="personal")
-    memory.stop()
-    shoot(page, "03_form_answered", _forms(panel).first)
-    assert answered == ["submitted: {'space': 'personal'}"], "the learner's click answered the form"
-    assert errors_in(panel) == []
-
+def renders_03(page: Page, panel: Locator) -> None:
+    """03's run as drawn: the sequence diagram with every actor, the event table (what explains first, a row per
+    event), the chart; each saved as a screenshot (`test_learner.py`'s lesson-03 run)."""
     diagram = panel.locator(".jp-RenderedMermaid img").first
     diagram.scroll_into_view_if_needed()
     expect(diagram).to_be_visible()
@@ -237,15 +243,18 @@ def test_03_renders_the_diagram_the_table_and_the_chart(page: Page, lab, guard, 
     assert chart.evaluate("img => img.complete && img.naturalWidth >= 400"), "the chart PNG loaded"
     shoot(page, "03_chart", _cell_of(panel, ".jp-RenderedImage img"))
 
-    _memory_report(memory, "03")
+
+def stayed_local_and_quiet(page: Page, lab, guard, *, control: bool = False) -> None:
+    """Every request and WebSocket went to the lab (one seen), no news pop-up, nothing saved in the repo; with
+    `control`, a request that would leave the machine is shown to be caught and logged by the same guard."""
     assert guard.only_local(), (guard.blocked, guard.sockets)
     assert guard.sockets, "the kernel's WebSocket was seen (and checked)"
     assert page.locator(".Toastify__toast", has_text=re.compile("news|update", re.I)).count() == 0, "no pop-ups"
     assert repo_writes(lab) == [], "the test never writes to the repo"
-    # the control: a request that would leave the machine is caught and logged by the same guard
-    assert page.evaluate(
-        "() => fetch('https://cdn.jsdelivr.net/npm/mermaid').then(() => 'sent', () => 'aborted')"
-    ) == "aborted" and guard.blocked == ["https://cdn.jsdelivr.net/npm/mermaid"]
+    if control:
+        assert page.evaluate(
+            "() => fetch('https://cdn.jsdelivr.net/npm/mermaid').then(() => 'sent', () => 'aborted')"
+        ) == "aborted" and guard.blocked == ["https://cdn.jsdelivr.net/npm/mermaid"]
 
 
 def test_04_the_learner_answers_team_and_the_run_saves_there(page: Page, lab, guard, memory) -> None:
@@ -265,8 +274,5 @@ def test_04_the_learner_answers_team_and_the_run_saves_there(page: Page, lab, gu
     assert saved and all(p.read_bytes()[:4] == b"\x89PNG" for p in saved)
     shoot(page, "04_form_answered", _forms(panel).first)
     shoot(page, "04_saved_in_team_space", _cell_of(panel, ".jp-OutputArea-output:has-text(\"'path': 'spaces/team/\")"))
-    _memory_report(memory, "04")
-    assert guard.only_local(), (guard.blocked, guard.sockets)
-    assert guard.sockets, "the kernel's WebSocket was seen (and checked)"
-    assert page.locator(".Toastify__toast", has_text=re.compile("news|update", re.I)).count() == 0, "no pop-ups"
-    assert repo_writes(lab) == [], "the test never writes to the repo"
+    memory_report(memory, "04")
+    stayed_local_and_quiet(page, lab, guard)

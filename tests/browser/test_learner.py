@@ -5,13 +5,23 @@ from __future__ import annotations
 import gettext
 import json
 import re
-import time
 from urllib.parse import unquote
 
 import pytest
 
-from .conftest import REPO, SHOTS, STALLED_S
-from .test_lab_in_browser import _forms, cells_running, errors_in, menu, open_notebook, shoot, wait_idle
+from .conftest import PEEK_MS, REPO, SHOTS, until
+from .test_classroom import form_key
+from .test_lab_in_browser import (
+    _forms,
+    errors_in,
+    memory_report,
+    menu,
+    open_notebook,
+    renders_03,
+    shoot,
+    stayed_local_and_quiet,
+    wait_idle,
+)
 
 pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import Locator, Page, expect
@@ -24,19 +34,23 @@ CHINESE = gettext.GNUTranslations((REPO / "labkit/locale/zh_CN/LC_MESSAGES/labki
 
 
 def visible_form(page: Page, panel: Locator, submit: str = "Submit") -> Locator:
-    """The one waiting form, once it is inside the window by itself (the learner scrolls nothing); waited for as long
-    as the run goes on."""
-    quiet_since = time.monotonic()
-    while time.monotonic() - quiet_since < STALLED_S:
+    """The one waiting form, by its own class (`form_key`), once it is inside the window by itself (the learner scrolls
+    nothing); waited for as long as the lab works (`until`)."""
+
+    def in_view() -> Locator | None:
         for form in _forms(panel, submit).all():
             if form.get_by_role("button", name=submit).is_enabled() and _in_viewport(page, form):
-                return form
-        if cells_running(page):
-            quiet_since = time.monotonic()
-        page.wait_for_timeout(300)
-    shoot(page, "learner_no_form_in_view")
-    states = [f.locator(".widget-html").last.inner_text() for f in _forms(panel, submit).all()]
-    pytest.fail(f"no waiting form came into view; the forms on the page say: {states}")
+                return panel.locator(f".{form_key(form)}")
+        return None
+
+    return until(
+        page,
+        lambda: (
+            "a waiting form in view; the forms on the page say: "
+            + str([f.locator(".widget-html").last.inner_text() for f in _forms(panel, submit).all()])
+        ),
+        in_view,
+    )
 
 
 def _in_viewport(page: Page, element: Locator) -> bool:
@@ -46,19 +60,24 @@ def _in_viewport(page: Page, element: Locator) -> bool:
 
 
 def wait_all_done(page: Page, panel: Locator, path: str) -> None:
-    """Wait, as long as cells run, until every code cell shows its execution count."""
+    """Wait until every code cell shows its execution count, each cell done within the lab's deadline (`until`)."""
     code_cells = sum(c["cell_type"] == "code" for c in json.loads((REPO / path).read_text())["cells"])
-    quiet_since = time.monotonic()
-    prompts: list[str] = []
-    while time.monotonic() - quiet_since < STALLED_S:
+    done = -1
+
+    def went_on() -> str | None:
+        nonlocal done
         prompts = [p.strip() for p in panel.locator(".jp-CodeCell .jp-InputArea-prompt").all_text_contents()]
-        if len(prompts) == code_cells and all(_DONE.match(p) for p in prompts):
-            wait_idle(page)
-            return
-        if cells_running(page):
-            quiet_since = time.monotonic()
-        page.wait_for_timeout(500)
-    pytest.fail(f"{path} did not finish; prompts: {prompts}; errors: {errors_in(panel)}")
+        now_done = sum(bool(_DONE.match(p)) for p in prompts)
+        if len(prompts) == code_cells and now_done == code_cells:
+            return "done"
+        went, done = now_done > done, now_done
+        return "on" if went else None
+
+    while until(page, lambda: f"{path} to finish ({done} of {code_cells} cells done): {errors_in(panel)}", went_on) != (
+        "done"
+    ):
+        pass
+    wait_idle(page)
 
 
 def label_px(page: Page, panel: Locator) -> tuple[float, list[float]]:
@@ -93,7 +112,11 @@ def table_overflow(panel: Locator) -> list[float]:
     ]
 
 
-def test_03_run_all_brings_the_form_into_view_run_all_again_replaces_it_and_a_click_answers_it(page: Page, lab) -> None:
+def test_03_run_all_brings_the_form_into_view_run_all_again_replaces_it_and_a_click_answers_it(
+    page: Page, lab, guard
+) -> None:
+    """03 run as a learner runs it (Run All, and Run All again while its form waits), then what it renders and that
+    nothing left the machine (its memory is held to the Binder budget by the one run of test_zh_03)."""
     path = "notebooks/03_nineteen_steps.ipynb"
     panel = open_notebook(page, lab.url, path)
     menu(page, "Edit", "Clear Outputs of All Cells")
@@ -104,18 +127,24 @@ def test_03_run_all_brings_the_form_into_view_run_all_again_replaces_it_and_a_cl
     assert first.get_by_role("radio", name="personal").is_checked(), "the schema's default is preselected"
     # The natural reaction to a run that seems stuck: Run All again. JupyterLab clears the waiting form.
     menu(page, "Run", "Run All Cells")
-    expect(first).to_have_count(0)
+    until(page, "the first form to be cleared by Run All again", lambda: first.count() == 0)
     again = visible_form(page, panel)
     shoot(page, "learner_03_form_after_run_all_again")
     expect(again).to_contain_text("this is the new run's form: the earlier one was declined")
     expect(panel.get_by_text("You ran the cells again while a form was waiting")).to_have_count(1)
     again.get_by_role("radio", name="team").check()
     again.get_by_role("button", name="Submit").click()
-    expect(again).to_contain_text("submitted: {'space': 'team'}")
+    until(
+        page,
+        "the form to say it was submitted",
+        lambda: expect(again).to_contain_text("submitted: {'space': 'team'}", timeout=PEEK_MS) or True,
+    )
     wait_all_done(page, panel, path)
     assert errors_in(panel) == []
     expect(panel.locator(".jp-OutputArea-output").filter(has_text="saved to spaces/team/").first).to_be_visible()
+    renders_03(page, panel)
     diagrams_and_tables_fit(page, panel, "03")
+    stayed_local_and_quiet(page, lab, guard, control=True)
 
 
 def test_00_diagram_labels_and_tables_fit_the_cell(page: Page, lab) -> None:
@@ -123,7 +152,8 @@ def test_00_diagram_labels_and_tables_fit_the_cell(page: Page, lab) -> None:
     path = "notebooks/00_start_here.ipynb"
     panel = open_notebook(page, lab.url, path)
     cells = len(json.loads((REPO / path).read_text(encoding="utf-8"))["cells"])
-    expect(panel.locator(".jp-Cell")).to_have_count(cells)  # every cell drawn (a lab just started draws them slowly)
+    # every cell drawn (a lab just started draws them slowly)
+    until(page, f"{path}'s {cells} cells to be drawn", lambda: panel.locator(".jp-Cell").count() == cells)
     diagrams_and_tables_fit(page, panel, "00")
 
 
@@ -145,7 +175,9 @@ def diagrams_and_tables_fit(page: Page, panel: Locator, name: str) -> None:
     assert max(overflow, default=0) == 0, overflow
 
 
-def test_zh_03_the_chinese_edition_shows_its_form_diagram_table_and_chart_in_chinese(page: Page, lab) -> None:
+def test_zh_03_the_chinese_edition_shows_its_form_diagram_table_and_chart_in_chinese(page: Page, lab, memory) -> None:
+    """03 in Chinese, run once from a fresh kernel (Run All, one click): what it draws speaks Chinese, and the peak
+    memory of its kernel and servers is held to the Binder budget (`memory_report`: screenshots/memory_03.json)."""
     path = "zh-CN/notebooks/03_nineteen_steps.ipynb"
     submit = CHINESE.gettext("Submit")
     assert _CJK.search(submit), "the catalog translates the form's button"
@@ -158,7 +190,9 @@ def test_zh_03_the_chinese_edition_shows_its_form_diagram_table_and_chart_in_chi
     form.get_by_role("radio", name="team").check()
     form.get_by_role("button", name=submit).click()
     wait_all_done(page, panel, path)
+    memory.stop()
     assert errors_in(panel) == []
+    memory_report(memory, "03")
 
     diagram = panel.locator(".jp-RenderedMermaid img").first
     diagram.scroll_into_view_if_needed()

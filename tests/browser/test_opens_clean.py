@@ -8,7 +8,7 @@ import urllib.request
 
 import pytest
 
-from .conftest import REPO, SCRATCH, STALLED_S
+from .conftest import REPO, SCRATCH, until
 from .test_lab_in_browser import open_notebook, shoot
 
 pytest.importorskip("playwright.sync_api")
@@ -53,11 +53,7 @@ def test_a_committed_notebook_opens_clean_and_saving_it_unedited_changes_no_byte
     saved_before = copy.stat().st_mtime_ns
     panel.locator(".jp-Notebook").click(position={"x": 5, "y": 5})
     page.keyboard.press("Control+s")
-    deadline_ms = STALLED_S * 1000
-    while copy.stat().st_mtime_ns == saved_before and deadline_ms > 0:
-        page.wait_for_timeout(250)
-        deadline_ms -= 250
-    assert copy.stat().st_mtime_ns != saved_before, "Ctrl+S saved the file"
+    until(page, "Ctrl+S to save the file", lambda: copy.stat().st_mtime_ns != saved_before)
     shoot(page, f"saved_unedited_{copy.stem}", page)
     after = copy.read_bytes()
     changed = _first_difference(committed.decode(), after.decode()) if after != committed else None

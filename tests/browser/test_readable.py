@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from .conftest import REPO, SHOTS, STALLED_S
-from .test_classroom import EDITIONS, LAPTOP
+from .conftest import REPO, SHOTS, until
+from .test_classroom import EDITIONS, LAPTOP, until_in_front
 from .test_lab_in_browser import front, shoot
 from .test_learner import MIN_LABEL_PX
 
@@ -120,11 +120,12 @@ def test_every_lesson_is_readable_on_a_laptop(page: Page, lab, edition: str) -> 
             continue
         path = f"{folder}/{lesson}.ipynb"
         page.evaluate("path => window.jupyterapp.commands.execute('docmanager:open', {path}).then(() => null)", path)
-        page.wait_for_function(front("path => FRONT()?.context?.path === path"), arg=path, timeout=STALLED_S * 1000)
         panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").filter(has=page.locator(".jp-Notebook")).first
+        until_in_front(page, panel, path)
         notebook = REPO / path
         # every cell drawn (a lab that has just started draws a notebook's cells over seconds), then surveyed
-        expect(panel.locator(".jp-Cell")).to_have_count(len(json.loads(notebook.read_text(encoding="utf-8"))["cells"]))
+        cells = len(json.loads(notebook.read_text(encoding="utf-8"))["cells"])
+        until(page, f"{path}'s {cells} cells to be drawn", lambda: panel.locator(".jp-Cell").count() == cells)  # noqa: B023
         readable[lesson] = survey(page, panel, f"readable_{edition}_{lesson[:2]}")
         stored = stored_diagrams(notebook)
         assert len(readable[lesson]["label_px"]) == stored, f"{lesson}: {stored} diagrams stored, measured {readable}"
