@@ -335,6 +335,18 @@ crash = "import sys; print('PELICAN-77: disk controller on fire', file=sys.stder
 async with Host(Trace(), [ServerSpec("bad", command=sys.executable, args=["-c", crash])]) as host:
     pass
 """
+_FAILS_TO_START_IN_TASK_GROUPS = """
+import anyio, sys
+from labkit import Host, ServerSpec, Trace
+crash = "import sys; print('PELICAN-77: disk controller on fire', file=sys.stderr); sys.exit(4)"
+async def start():
+    async with Host(Trace(), [ServerSpec("bad", command=sys.executable, args=["-c", crash])]) as host:
+        pass
+async def in_groups(depth):
+    async with anyio.create_task_group() as group:
+        group.start_soon(in_groups, depth - 1) if depth > 1 else group.start_soon(start)
+await in_groups({depth})
+"""
 _A_LONG_CALL = """
 from labkit import Host, ServerSpec, Trace
 from labkit.host import GatePolicy
@@ -371,9 +383,42 @@ def test_a_start_error_in_a_notebook_is_its_message_not_the_labs_frames() -> Non
     outputs = _cell_outputs(_FAILS_TO_START)
     [error] = [o for o in outputs if o["type"] == "error"]
     assert error["ename"] == "ServerStartError" and "PELICAN-77" in error["evalue"]
-    [shown] = error["traceback"]
+    shown = "\n".join(error["traceback"])
     assert "PELICAN-77" in shown and "labkit/host" not in shown and "Exception Group" not in shown
     assert not [o for o in outputs if o["type"] == "stream" and o["name"] == "stderr"], outputs
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_a_lab_error_in_task_groups_in_a_notebook_is_its_message_and_how_to_see_the_whole_traceback(depth: int) -> None:
+    """anyio's task groups wrap what a task raises in an exception group (one per group): the learner still reads
+    the error's message alone, and how to see the rest; asked for it (`%xmode Verbose`), the rest is shown."""
+    outputs = _cell_outputs(_FAILS_TO_START_IN_TASK_GROUPS.format(depth=depth))
+    [error] = [o for o in outputs if o["type"] == "error"]
+    first, *rest = error["traceback"]
+    assert "ServerStartError" in first and "PELICAN-77" in first, error["traceback"]
+    assert [line for line in rest if "%xmode Verbose" in line] == rest != [], rest
+    assert not [o for o in outputs if o["type"] == "stream" and o["name"] == "stderr"], outputs
+    verbose = _cell_outputs("%xmode Verbose\n" + _FAILS_TO_START_IN_TASK_GROUPS.format(depth=depth))
+    [whole] = [o for o in verbose if o["type"] == "error"]
+    assert any("in_groups" in line for line in whole["traceback"]), whole["traceback"]
+
+
+_ANOTHER_ERROR_IN_A_TASK_GROUP = """
+import anyio, labkit
+async def fails():
+    raise ValueError("PELICAN-78: not a lab error")
+async with anyio.create_task_group() as group:
+    group.start_soon(fails)
+"""
+
+
+def test_another_error_in_a_task_group_in_a_notebook_is_shown_as_python_shows_it_and_the_cell_ends() -> None:
+    """IPython could not draw the exception group and ipykernel then never answered the cell (it read a traceback
+    IPython had not stored): the cell stayed [*] for good."""
+    outputs = _cell_outputs(_ANOTHER_ERROR_IN_A_TASK_GROUP)
+    [error] = [o for o in outputs if o["type"] == "error"]
+    shown = "\n".join(error["traceback"])
+    assert "ValueError: PELICAN-78" in shown and "fails" in shown, shown
 
 
 def test_an_interrupted_call_in_a_notebook_ends_in_one_line_naming_the_call() -> None:
