@@ -206,30 +206,23 @@ _MOUNT_THEN_RUN = (
 )
 
 
-def _call_on_tmpfs(folders: list[Path], options: str, call: tuple[str, str, dict[str, Any]], **env: str) -> Replay:
-    """One call by a host in a private mount namespace where each of `folders` is a new tmpfs (mount `options`)."""
-    server, tool, arguments = call
-    host = [sys.executable, "-c", _ONE_CALL, server, tool, json.dumps(arguments)]
-    child = subprocess.run(
-        [
-            "unshare",
-            "--map-root-user",
-            "--mount",
-            "sh",
-            "-c",
-            _MOUNT_THEN_RUN,
-            "sh",
-            options,
-            *map(str, folders),
-            "--",
-            *host,
-        ],
+def _on_tmpfs(folders: list[Path], options: str, command: list[str], **env: str) -> subprocess.CompletedProcess[str]:
+    """`command` run in a private mount namespace where each of `folders` is a new tmpfs (mount `options`)."""
+    private = ["unshare", "--map-root-user", "--mount", "sh", "-c", _MOUNT_THEN_RUN, "sh", options]
+    return subprocess.run(
+        [*private, *map(str, folders), "--", *command],
         capture_output=True,
         text=True,
         cwd=REPO,
-        timeout=300,
+        timeout=600,
         env={**os.environ, "PYTHONPATH": str(REPO), "LABKIT_WARM_START": "0", **env},
     )
+
+
+def _call_on_tmpfs(folders: list[Path], options: str, call: tuple[str, str, dict[str, Any]], **env: str) -> Replay:
+    """One call by a host in a private mount namespace where each of `folders` is a new tmpfs (mount `options`)."""
+    server, tool, arguments = call
+    child = _on_tmpfs(folders, options, [sys.executable, "-c", _ONE_CALL, server, tool, json.dumps(arguments)], **env)
     if child.returncode != 0:
         return Replay(error=RuntimeError(child.stderr[-2000:]), returncode=child.returncode, stderr=child.stderr)
     return Replay(results=[ToolResult(**json.loads(child.stdout.splitlines()[-1]))], stderr=child.stderr)
@@ -245,24 +238,61 @@ def disk_full(data: Path) -> Replay:
     return _call_on_tmpfs([data], _TINY_DISK, ("logs", "query_errors", LOGS_ARGS), LABKIT_DATA_DIR=str(data))
 
 
+def _system_fonts() -> list[Path]:
+    from matplotlib import font_manager
+
+    return [Path(d) for d in font_manager.X11FontDirectories if Path(d).is_dir()]
+
+
 def chart_without_a_cjk_font(folder: Path, language: str) -> Replay:
     """The charts server in `language` on a machine whose system font folders are empty (as a minimal image's are):
     matplotlib finds only the fonts it ships, and builds its font list afresh (in a HOME of the server's own)."""
-    from matplotlib import font_manager
-
-    system_fonts = [Path(d) for d in font_manager.X11FontDirectories if Path(d).is_dir()]
     (folder / "data").mkdir(parents=True, exist_ok=True)
     (folder / "home").mkdir(exist_ok=True)
     # The server is given HOME and not MPLCONFIGDIR (the host passes a short allow-list): a HOME of its own keeps the
     # font list it builds without the system fonts out of the user's cache, which every other chart reads.
     return _call_on_tmpfs(
-        system_fonts,
+        _system_fonts(),
         "mode=0755",
         ("charts", "render_error_trend", LOGS_ARGS),
         LABKIT_DATA_DIR=str(folder / "data"),
         LABKIT_LANG=language,
         HOME=str(folder / "home"),
     )
+
+
+_LESSON_UP_TO = textwrap.dedent("""
+    import json, sys
+    from pathlib import Path
+    import nbformat
+    from nbclient import NotebookClient
+    from labkit._time_limits import scaled
+
+    path, last = Path(sys.argv[1]), int(sys.argv[2])
+    notebook = nbformat.read(path, as_version=4)
+    notebook.cells = notebook.cells[: last + 1]
+    folder = {"metadata": {"path": str(path.parent)}}
+    # nbclient's limit is a hang guard only, as tools/notebooks.py's: a cell's own calls have the host's limits.
+    NotebookClient(notebook, timeout=round(scaled(600)), allow_errors=True, resources=folder).execute()
+    print(json.dumps(notebook.cells[last].outputs))
+""")
+
+
+def lesson_without_a_cjk_font(folder: Path, lesson: Path, cell: int) -> Replay:
+    """The `lesson` notebook run up to its cell `cell` (a scripted user answering its forms, as under CI) on a machine
+    whose system font folders are empty: in `stdout`, that cell's outputs."""
+    (folder / "data").mkdir(parents=True, exist_ok=True)
+    (folder / "home").mkdir(exist_ok=True)
+    child = _on_tmpfs(
+        _system_fonts(),
+        "mode=0755",
+        [sys.executable, "-c", _LESSON_UP_TO, str(lesson), str(cell)],
+        LABKIT_DATA_DIR=str(folder / "data"),
+        LABKIT_SCRIPTED_USER="1",
+        HOME=str(folder / "home"),
+    )
+    error = RuntimeError(child.stderr[-3000:]) if child.returncode != 0 else None
+    return Replay(error=error, returncode=child.returncode, stderr=child.stderr, stdout=child.stdout)
 
 
 def can_mount_privately() -> bool:

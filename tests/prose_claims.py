@@ -144,6 +144,7 @@ CLAIMS = (
         says="With a cap of 1 the call completes; with a cap of 0",
         shown_by="for cap in (1, 0):",
         shows=r"\b1\s+completed: .*\b0\s+isError: ",
+        never=r"manually",  # "the host turns that into an error result the model can read", not the SDK's advice
     ),
     Claim(
         "08",

@@ -148,6 +148,19 @@ def test_a_chart_whose_labels_no_font_can_draw_is_a_tool_error_and_nothing_is_sa
     assert not drawn.is_error and len(list((tmp_path / "en" / "data").rglob("*.png"))) == 1
 
 
+@needs_private_mounts
+def test_the_chinese_chart_refused_for_want_of_a_font_shows_the_servers_message_in_lesson_04(tmp_path: Path) -> None:
+    """Notebook 04 read the result's structuredContent, which a refused chart has none of: the learner got a bare
+    KeyError instead of the server's message naming the font to install."""
+    lesson = REPO_ROOT / "zh-CN" / "notebooks" / "04_elicitation.ipynb"
+    cell = next(i for i, c in enumerate(json.loads(lesson.read_text())["cells"]) if c.get("id") == "cell-022")
+    replay = cases.lesson_without_a_cjk_font(tmp_path, lesson, cell)
+    assert replay.error is None, replay.error
+    outputs = json.loads(replay.stdout.splitlines()[-1])
+    assert not [o for o in outputs if o["output_type"] == "error"], outputs
+    assert any("fonts-noto-cjk" in "".join(o.get("text", "")) for o in outputs), outputs
+
+
 @needs_taskset
 def test_a_start_on_a_crowded_cpu_is_given_the_time_it_waited_for_the_cpu() -> None:
     """Its limit is twice the CPU time it needs and it gets a quarter of a CPU: it is done within its limit only if the

@@ -193,8 +193,15 @@ class ToolRouter:
             text = await self._restarted(call.name, route)
             return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, text, True))
         except InputRequiredRoundsExceededError as error:
-            text = f"The host stopped {call.name}: the server kept asking for more input ({error})."
-            self.trace.record("host", "host", Kind.HOST_ERROR, text, ref=call.id, name=call.name)
+            # The SDK's message is advice to a programmer (raise the cap, drive the loop by hand): the model is told
+            # what happened, the trace keeps the SDK's words for the learner.
+            text = (
+                f"The host stopped {call.name}: the server kept asking for more input than the host allows "
+                f"({error.max_rounds} round(s) of questions), so the call did not complete."
+            )
+            self.trace.record(
+                "host", "host", Kind.HOST_ERROR, text, ref=call.id, name=call.name, payload={"detail": str(error)}
+            )
             stderr.record_since(self.trace, route.server, call.id, call.name)
             return self._audited(
                 call, route, arguments, verdict, "input rounds exceeded", started, ToolResult(call.id, text, True)
