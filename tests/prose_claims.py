@@ -91,6 +91,19 @@ CLAIMS = (
     ),
     Claim(
         "07",
+        says="No hidden character reaches the model in either run",
+        shown_by='print(reveal(received["content"][0]["content"]))',
+        shows=r"Agent",
+        never="⟦",
+    ),
+    Claim(
+        "07",
+        says="the twelve tag characters in the table above are in the server's",
+        shown_by='("result-injection", "on"): Defences.all()})',
+        shows=r"⟦12 (?:tag characters|个标签字符)",
+    ),
+    Claim(
+        "07",
         says="And the person refused the message to `exfil.example`",
         shown_by='story(runs["result-injection", "on"])',
         shows=r"(?:refused|拒绝了?) untrusted\.sink__send_message",
