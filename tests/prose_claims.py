@@ -55,6 +55,12 @@ CLAIMS = (
         never=r"(?m)\s(?:5[1-9]|[6-9]\d|[1-9]\d{2,})\s+\d+\s*$",
     ),
     Claim(
+        "02",
+        says="Every list also came back full, as long as its limit",
+        shown_by='"limit applied"',
+        holds=lambda rows: all(row[-1] == row[-2] for row in rows),
+    ),
+    Claim(
         "02", says="The JSON-RPC frames are identical", shown_by='"identical": frames[0] == frames[1]', shows=r"True\}"
     ),
     Claim(
