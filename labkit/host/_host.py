@@ -270,8 +270,9 @@ class Host:
         for guard in self.pool.guards:
             why = await guard.on_content(server, kind, name, text, dict(arguments or {}))
             if why:
+                shown = {"prompt": _("prompt"), "resource": _("resource")}.get(kind, kind)
                 return _("[the {kind} {name} of {server} is withheld by the host: {why}]").format(
-                    kind=kind, name=name, server=server, why=why
+                    kind=shown, name=name, server=server, why=why
                 )
         return guarded(self.pool.guards, server, name, text)
 
