@@ -332,7 +332,11 @@ class Host:
     async def _relay_question(self, question: str) -> str:
         assert self.ask_user is not None
         self.trace.record(
-            "host", "user", Kind.HOST_RELAY, _("shows the model's question: {question}").format(question=question)
+            "host",
+            "user",
+            Kind.HOST_RELAY,
+            _("shows the model's question: {question}").format(question=question),
+            payload={"question": question},
         )
         answer = await self.ask_user(question)
         self.trace.record("user", "host", Kind.USER_ANSWER, answer, payload={"text": answer})
