@@ -284,26 +284,33 @@ def _display_labels() -> frozenset[str]:
     return frozenset(translated - set(ACTORS))
 
 
+_TEXT_SURGERY = ("startswith", "endswith", "removeprefix", "removesuffix", "split", "rsplit", "partition", "replace")
+
+
+def _fixed_parts(labels: frozenset[str]) -> frozenset[str]:
+    """The literal text of each label around its `{placeholders}` ("shows the model's question: "): what code that
+    cuts a value out of a message would name."""
+    return frozenset(part for label in labels for part in re.split(r"\{[^{}]*\}", label) if len(part.strip()) >= 8)
+
+
 def label_comparisons(code: str, labels: frozenset[str]) -> list[str]:
-    """Comparisons (==, !=, in, startswith) of something with a translated display label, in `code`."""
+    """Comparisons (==, !=, in) with a translated display label, and text cut out of one (startswith, removeprefix,
+    split…) by a label's fixed words, in `code`."""
     try:
         tree = ast.parse("\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))))
     except SyntaxError:
         return []
     found = []
+    parts = _fixed_parts(labels)
     for node in ast.walk(tree):
         operands: list[ast.expr] = []
         if isinstance(node, ast.Compare):
             operands = [node.left, *node.comparators]
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in ("startswith", "endswith")
-        ):
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _TEXT_SURGERY:
             operands = list(node.args)
         for operand in operands:
             elements = operand.elts if isinstance(operand, (ast.Tuple, ast.List, ast.Set)) else [operand]
-            found += [e.value for e in elements if isinstance(e, ast.Constant) and e.value in labels]
+            found += [e.value for e in elements if isinstance(e, ast.Constant) and e.value in labels | parts]
     return found
 
 
@@ -434,6 +441,12 @@ def test_the_label_check_finds_the_comparison_zh_cn_07_made() -> None:
         'notes = [n for n in notes if n.startswith(("all defences", "x"))]'
     )
     assert label_comparisons(code, _display_labels()) == ["no defences", "all defences"]
+
+
+def test_the_label_check_finds_text_cut_out_of_a_message_by_its_fixed_words() -> None:
+    """zh-CN 06 cut the model's question out of a host.relay summary by its English words: nothing was cut."""
+    code = 'asked = [e.summary.removeprefix("shows the model\'s question: ") for e in events]'
+    assert label_comparisons(code, _display_labels()) == ["shows the model's question: "]
 
 
 def _headings(path: Path) -> dict[str, str]:

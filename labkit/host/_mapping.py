@@ -64,7 +64,7 @@ class _Report(list[dict[str, str]]):
             nulled = strict and name not in required and self.api != "anthropic"
             if "default" in prop:
                 how = "the model sends null and drop_nulls lets the server apply it" if strict else "a hint"
-                self.add(f"{where}.default", "kept", f"{prop['default']!r} kept as {how}")
+                self.add(f"{where}.default", "kept", f"default {prop['default']!r} kept: {how}")
             if "enum" in prop:
                 self.add(f"{where}.enum", "changed" if nulled else "kept", f"{prop['enum']}" + " + null" * nulled)
             for key in (k for k in _CONSTRAINTS if k in prop):
