@@ -132,6 +132,7 @@ class HttpRecorder:
         sent_auth = _shown_headers(request.headers).get("authorization")
         summary = (
             f"HTTP {status} to {label}"
+            + (f": {body['error'].get('message')}" if _is_jsonrpc_error(body) else "")
             + (f" · WWW-Authenticate: {challenge}" if challenge else "")
             + (f" · sent Authorization: {sent_auth}" if sent_auth else "")
         )
