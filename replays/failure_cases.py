@@ -206,30 +206,23 @@ _MOUNT_THEN_RUN = (
 )
 
 
-def _call_on_tmpfs(folders: list[Path], options: str, call: tuple[str, str, dict[str, Any]], **env: str) -> Replay:
-    """One call by a host in a private mount namespace where each of `folders` is a new tmpfs (mount `options`)."""
-    server, tool, arguments = call
-    host = [sys.executable, "-c", _ONE_CALL, server, tool, json.dumps(arguments)]
-    child = subprocess.run(
-        [
-            "unshare",
-            "--map-root-user",
-            "--mount",
-            "sh",
-            "-c",
-            _MOUNT_THEN_RUN,
-            "sh",
-            options,
-            *map(str, folders),
-            "--",
-            *host,
-        ],
+def _on_tmpfs(folders: list[Path], options: str, command: list[str], **env: str) -> subprocess.CompletedProcess[str]:
+    """`command` run in a private mount namespace where each of `folders` is a new tmpfs (mount `options`)."""
+    private = ["unshare", "--map-root-user", "--mount", "sh", "-c", _MOUNT_THEN_RUN, "sh", options]
+    return subprocess.run(
+        [*private, *map(str, folders), "--", *command],
         capture_output=True,
         text=True,
         cwd=REPO,
-        timeout=300,
+        timeout=600,
         env={**os.environ, "PYTHONPATH": str(REPO), "LABKIT_WARM_START": "0", **env},
     )
+
+
+def _call_on_tmpfs(folders: list[Path], options: str, call: tuple[str, str, dict[str, Any]], **env: str) -> Replay:
+    """One call by a host in a private mount namespace where each of `folders` is a new tmpfs (mount `options`)."""
+    server, tool, arguments = call
+    child = _on_tmpfs(folders, options, [sys.executable, "-c", _ONE_CALL, server, tool, json.dumps(arguments)], **env)
     if child.returncode != 0:
         return Replay(error=RuntimeError(child.stderr[-2000:]), returncode=child.returncode, stderr=child.stderr)
     return Replay(results=[ToolResult(**json.loads(child.stdout.splitlines()[-1]))], stderr=child.stderr)
@@ -245,24 +238,61 @@ def disk_full(data: Path) -> Replay:
     return _call_on_tmpfs([data], _TINY_DISK, ("logs", "query_errors", LOGS_ARGS), LABKIT_DATA_DIR=str(data))
 
 
+def _system_fonts() -> list[Path]:
+    from matplotlib import font_manager
+
+    return [Path(d) for d in font_manager.X11FontDirectories if Path(d).is_dir()]
+
+
 def chart_without_a_cjk_font(folder: Path, language: str) -> Replay:
     """The charts server in `language` on a machine whose system font folders are empty (as a minimal image's are):
     matplotlib finds only the fonts it ships, and builds its font list afresh (in a HOME of the server's own)."""
-    from matplotlib import font_manager
-
-    system_fonts = [Path(d) for d in font_manager.X11FontDirectories if Path(d).is_dir()]
     (folder / "data").mkdir(parents=True, exist_ok=True)
     (folder / "home").mkdir(exist_ok=True)
     # The server is given HOME and not MPLCONFIGDIR (the host passes a short allow-list): a HOME of its own keeps the
     # font list it builds without the system fonts out of the user's cache, which every other chart reads.
     return _call_on_tmpfs(
-        system_fonts,
+        _system_fonts(),
         "mode=0755",
         ("charts", "render_error_trend", LOGS_ARGS),
         LABKIT_DATA_DIR=str(folder / "data"),
         LABKIT_LANG=language,
         HOME=str(folder / "home"),
     )
+
+
+_LESSON_UP_TO = textwrap.dedent("""
+    import json, sys
+    from pathlib import Path
+    import nbformat
+    from nbclient import NotebookClient
+    from labkit._time_limits import scaled
+
+    path, last = Path(sys.argv[1]), int(sys.argv[2])
+    notebook = nbformat.read(path, as_version=4)
+    notebook.cells = notebook.cells[: last + 1]
+    folder = {"metadata": {"path": str(path.parent)}}
+    # nbclient's limit is a hang guard only, as tools/notebooks.py's: a cell's own calls have the host's limits.
+    NotebookClient(notebook, timeout=round(scaled(600)), allow_errors=True, resources=folder).execute()
+    print(json.dumps(notebook.cells[last].outputs))
+""")
+
+
+def lesson_without_a_cjk_font(folder: Path, lesson: Path, cell: int) -> Replay:
+    """The `lesson` notebook run up to its cell `cell` (a scripted user answering its forms, as under CI) on a machine
+    whose system font folders are empty: in `stdout`, that cell's outputs."""
+    (folder / "data").mkdir(parents=True, exist_ok=True)
+    (folder / "home").mkdir(exist_ok=True)
+    child = _on_tmpfs(
+        _system_fonts(),
+        "mode=0755",
+        [sys.executable, "-c", _LESSON_UP_TO, str(lesson), str(cell)],
+        LABKIT_DATA_DIR=str(folder / "data"),
+        LABKIT_SCRIPTED_USER="1",
+        HOME=str(folder / "home"),
+    )
+    error = RuntimeError(child.stderr[-3000:]) if child.returncode != 0 else None
+    return Replay(error=error, returncode=child.returncode, stderr=child.stderr, stdout=child.stdout)
 
 
 def can_mount_privately() -> bool:
@@ -512,6 +542,37 @@ _CALL = textwrap.dedent("""
 """)
 
 
+_ENDED_OVER_HTTP = textwrap.dedent("""
+    import json, os, signal, sys, anyio, psutil
+    from labkit.host import Host, ServerSpec
+    from labkit.trace import Kind, Meta, Trace
+
+    async def main():
+        trace, args = Trace(), {"service": "order-service", "since": "2026-10-29T20:00"}
+        async with Host(trace, [ServerSpec("logs", transport="http")], era=sys.argv[1]) as host:
+            await host.call("query_errors", args)
+            server = psutil.Process(host.pool.processes["logs"].pid)
+            server.send_signal(signal.SIGKILL)
+            await anyio.to_thread.run_sync(server.wait)
+            after = [await host.call("query_errors", args) for _ in range(2)]  # the first finds it ended: restarted
+        failed = [
+            {"summary": e.summary, "body": e.payload.get("body")}
+            for e in trace.of_kind(Kind.HTTP_RESPONSE) if e.meta.get(Meta.STATUS, 0) >= 400
+        ]
+        first, then = after
+        print(json.dumps({"text": first.text, "is_error": first.is_error, "then": then.is_error, "failed": failed}))
+
+    anyio.run(main)
+""")
+
+
+def http_server_killed_between_calls(era: str) -> Replay:
+    """A host calls the logs server over HTTP in `era`, the server is killed, and the host calls twice more (the first
+    finds it ended and starts it again): that call's result; in `stdout` whether the next failed (`then`) and the
+    failed HTTP responses the trace shows; in `stderr` what the learner would read under the cell."""
+    return _call([sys.executable, "-c", _ENDED_OVER_HTTP, era])
+
+
 def busy_cpu_call(tool: str, arguments: dict[str, Any], limit: float) -> Replay:
     """A host pinned to CPU 0 with `_HOGS` spinning processes calls `tool` of a server that either works (`crunch`
     burns its CPU time) or hangs in a sleep (`wait_forever`) under a call limit of `limit` seconds: the call's result,
@@ -564,6 +625,7 @@ CASES = {
     "start slower than the SDK's own 10 s probe": lambda _: slower_than_the_sdks_probe(),
     "HTTP server whose starting thread has ended": http_server_after_its_starting_thread_ended,
     "server killed by SIGKILL mid-call: its end named": lambda _: killed_by_a_signal_mid_call(),
+    "HTTP server killed between calls: its port's answers": lambda _: http_server_killed_between_calls("2025-11-25"),
     "read-only checkout, no LABKIT_DATA_DIR": lambda _: read_only_checkout(None),
     "read-only checkout, LABKIT_DATA_DIR set": lambda folder: read_only_checkout(folder / "data"),
     "start on a busy CPU (limit: twice its CPU time)": lambda _: crowded_start(),

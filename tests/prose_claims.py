@@ -55,6 +55,12 @@ CLAIMS = (
         never=r"(?m)\s(?:5[1-9]|[6-9]\d|[1-9]\d{2,})\s+\d+\s*$",
     ),
     Claim(
+        "02",
+        says="Every list also came back full, as long as its limit",
+        shown_by='"limit applied"',
+        holds=lambda rows: all(row[-1] == row[-2] for row in rows),
+    ),
+    Claim(
         "02", says="The JSON-RPC frames are identical", shown_by='"identical": frames[0] == frames[1]', shows=r"True\}"
     ),
     Claim(
@@ -85,6 +91,19 @@ CLAIMS = (
     ),
     Claim(
         "07",
+        says="No hidden character reaches the model in either run",
+        shown_by='print(reveal(received["content"][0]["content"]))',
+        shows=r"Agent",
+        never="⟦",
+    ),
+    Claim(
+        "07",
+        says="the twelve tag characters in the table above are in the server's",
+        shown_by='("result-injection", "on"): Defences.all()})',
+        shows=r"⟦12 (?:tag characters|个标签字符)",
+    ),
+    Claim(
+        "07",
         says="And the person refused the message to `exfil.example`",
         shown_by='story(runs["result-injection", "on"])',
         shows=r"(?:refused|拒绝了?) untrusted\.sink__send_message",
@@ -109,10 +128,29 @@ CLAIMS = (
         never=r'tools/call render_error_trend \{[^}\n]*"approved"',
     ),
     Claim(
+        "08",
+        says="The call went through the host's gate and the same tapped client",
+        shown_by='labkit.table(clock, kinds=["jsonrpc.request", "jsonrpc.response", "host.gate"])',
+        shows=r"host\.gate",
+    ),
+    Claim(
+        "10",
+        says="The last frame, `notifications/cancelled`, names the listen request it ends",
+        shown_by="subscription_frames = (",
+        shows=r"notifications/cancelled listen-",
+    ),
+    Claim(
+        "10",
+        says="One baseline case is already a false call",
+        shown_by="baseline = await labkit.run_tool_eval(tools)",
+        holds=lambda rows: rows[0][-1] == "1",
+    ),
+    Claim(
         "04",
         says="With a cap of 1 the call completes; with a cap of 0",
         shown_by="for cap in (1, 0):",
         shows=r"\b1\s+completed: .*\b0\s+isError: ",
+        never=r"manually",  # "the host turns that into an error result the model can read", not the SDK's advice
     ),
     Claim(
         "08",

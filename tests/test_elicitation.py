@@ -159,6 +159,9 @@ async def test_the_hosts_cap_on_rounds(cap, completes):
         assert not result.is_error and '"space": "personal"' in result.text
     else:
         assert result.is_error and "kept asking for more input" in result.text
+        # What the model reads says what happened; the SDK's advice to a programmer stays in the trace.
+        assert "manually" not in result.text and "(0 round(s) of questions)" in result.text
+        assert "manually" in trace.of_kind("host.error")[-1].payload["detail"]
         assert host.audit.entries[-1].outcome == "input rounds exceeded"
     assert len(trace.of_kind("host.form")) == cap
 

@@ -148,6 +148,19 @@ def test_a_chart_whose_labels_no_font_can_draw_is_a_tool_error_and_nothing_is_sa
     assert not drawn.is_error and len(list((tmp_path / "en" / "data").rglob("*.png"))) == 1
 
 
+@needs_private_mounts
+def test_the_chinese_chart_refused_for_want_of_a_font_shows_the_servers_message_in_lesson_04(tmp_path: Path) -> None:
+    """Notebook 04 read the result's structuredContent, which a refused chart has none of: the learner got a bare
+    KeyError instead of the server's message naming the font to install."""
+    lesson = REPO_ROOT / "zh-CN" / "notebooks" / "04_elicitation.ipynb"
+    cell = next(i for i, c in enumerate(json.loads(lesson.read_text())["cells"]) if c.get("id") == "cell-022")
+    replay = cases.lesson_without_a_cjk_font(tmp_path, lesson, cell)
+    assert replay.error is None, replay.error
+    outputs = json.loads(replay.stdout.splitlines()[-1])
+    assert not [o for o in outputs if o["output_type"] == "error"], outputs
+    assert any("fonts-noto-cjk" in "".join(o.get("text", "")) for o in outputs), outputs
+
+
 @needs_taskset
 def test_a_start_on_a_crowded_cpu_is_given_the_time_it_waited_for_the_cpu() -> None:
     """Its limit is twice the CPU time it needs and it gets a quarter of a CPU: it is done within its limit only if the
@@ -243,6 +256,21 @@ async def test_a_server_that_exits_mid_call_tells_the_learner_its_exit_status(tr
     assert first.is_error and "(exit status 3)" in first.text, first.text
 
 
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+def test_an_http_server_that_ended_is_named_in_every_http_error_and_nothing_else_reaches_the_learner(era: str) -> None:
+    """The host answers on the port of an HTTP server that ended (HTTP 503, a JSON-RPC error saying so) until it
+    starts it again. Each such answer in the trace said only "HTTP 503 to GET", and the SDK's closing of the dead
+    session printed "Session termination failed: 503" under the cell."""
+    replay = cases.http_server_killed_between_calls(era)
+    assert replay.error is None, replay.error
+    [result], outcome = replay.results, json.loads(replay.stdout)
+    assert result.is_error and "restarted" in result.text and outcome["then"] is False, outcome
+    assert outcome["failed"], "the ended server's answers are in the trace"
+    for failed in outcome["failed"]:
+        assert failed["body"]["error"]["message"] in failed["summary"], failed
+    assert replay.stderr == "", replay.stderr
+
+
 async def test_a_server_killed_by_a_signal_mid_call_names_the_signal() -> None:
     with anyio.fail_after(LIMIT):
         replay = await cases.killed_by_a_signal_mid_call()
@@ -335,6 +363,18 @@ crash = "import sys; print('PELICAN-77: disk controller on fire', file=sys.stder
 async with Host(Trace(), [ServerSpec("bad", command=sys.executable, args=["-c", crash])]) as host:
     pass
 """
+_FAILS_TO_START_IN_TASK_GROUPS = """
+import anyio, sys
+from labkit import Host, ServerSpec, Trace
+crash = "import sys; print('PELICAN-77: disk controller on fire', file=sys.stderr); sys.exit(4)"
+async def start():
+    async with Host(Trace(), [ServerSpec("bad", command=sys.executable, args=["-c", crash])]) as host:
+        pass
+async def in_groups(depth):
+    async with anyio.create_task_group() as group:
+        group.start_soon(in_groups, depth - 1) if depth > 1 else group.start_soon(start)
+await in_groups({depth})
+"""
 _A_LONG_CALL = """
 from labkit import Host, ServerSpec, Trace
 from labkit.host import GatePolicy
@@ -371,9 +411,42 @@ def test_a_start_error_in_a_notebook_is_its_message_not_the_labs_frames() -> Non
     outputs = _cell_outputs(_FAILS_TO_START)
     [error] = [o for o in outputs if o["type"] == "error"]
     assert error["ename"] == "ServerStartError" and "PELICAN-77" in error["evalue"]
-    [shown] = error["traceback"]
+    shown = "\n".join(error["traceback"])
     assert "PELICAN-77" in shown and "labkit/host" not in shown and "Exception Group" not in shown
     assert not [o for o in outputs if o["type"] == "stream" and o["name"] == "stderr"], outputs
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_a_lab_error_in_task_groups_in_a_notebook_is_its_message_and_how_to_see_the_whole_traceback(depth: int) -> None:
+    """anyio's task groups wrap what a task raises in an exception group (one per group): the learner still reads
+    the error's message alone, and how to see the rest; asked for it (`%xmode Verbose`), the rest is shown."""
+    outputs = _cell_outputs(_FAILS_TO_START_IN_TASK_GROUPS.format(depth=depth))
+    [error] = [o for o in outputs if o["type"] == "error"]
+    first, *rest = error["traceback"]
+    assert "ServerStartError" in first and "PELICAN-77" in first, error["traceback"]
+    assert [line for line in rest if "%xmode Verbose" in line] == rest != [], rest
+    assert not [o for o in outputs if o["type"] == "stream" and o["name"] == "stderr"], outputs
+    verbose = _cell_outputs("%xmode Verbose\n" + _FAILS_TO_START_IN_TASK_GROUPS.format(depth=depth))
+    [whole] = [o for o in verbose if o["type"] == "error"]
+    assert any("in_groups" in line for line in whole["traceback"]), whole["traceback"]
+
+
+_ANOTHER_ERROR_IN_A_TASK_GROUP = """
+import anyio, labkit
+async def fails():
+    raise ValueError("PELICAN-78: not a lab error")
+async with anyio.create_task_group() as group:
+    group.start_soon(fails)
+"""
+
+
+def test_another_error_in_a_task_group_in_a_notebook_is_shown_as_python_shows_it_and_the_cell_ends() -> None:
+    """IPython could not draw the exception group and ipykernel then never answered the cell (it read a traceback
+    IPython had not stored): the cell stayed [*] for good."""
+    outputs = _cell_outputs(_ANOTHER_ERROR_IN_A_TASK_GROUP)
+    [error] = [o for o in outputs if o["type"] == "error"]
+    shown = "\n".join(error["traceback"])
+    assert "ValueError: PELICAN-78" in shown and "fails" in shown, shown
 
 
 def test_an_interrupted_call_in_a_notebook_ends_in_one_line_naming_the_call() -> None:

@@ -475,3 +475,24 @@ def test_a_table_a_lesson_slices_or_extends_keeps_its_headings_in_the_learners_l
         )
     assert "摘要" in repr(shown[2]) and "发送的工具数" in repr(shown[5]) and "问题" in repr(shown[7])
     assert list(shown[2].columns) == ["from", "to", "kind", "summary"] and shown[5]["tools sent"].tolist() == [1]
+
+
+_CJK_TEXT = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+
+
+async def test_what_the_host_tells_the_model_is_english_in_either_edition_and_its_account_is_in_the_learners(
+    monkeypatch,
+) -> None:
+    """The rule notebook 05 states once: the model reads the host's own results in English (the simulated model
+    reads English only); the trace that tells the learner about them is in the learner's language."""
+    from labkit.lessons import run_scenario, tool_results_sent
+    from labkit.security._results import wrap_untrusted
+    from labkit.trace import Kind
+
+    monkeypatch.setenv("LABKIT_LANG", "zh_CN")
+    run = await run_scenario("unknown-tool")
+    told = [text for e in run.trace.of_kind(Kind.MODEL_REQUEST) for text in tool_results_sent(e)]
+    refused = [text for text in told if text.startswith("The host did not run query_error_logs")]
+    assert refused and not _CJK_TEXT.search(refused[0]) and "query_errors, render_error_trend" in refused[0]
+    assert any(_CJK_TEXT.search(e.summary) for e in run.trace.of_kind(Kind.HOST_GATE))
+    assert not _CJK_TEXT.search(wrap_untrusted("a fact", "untrusted.docs/search", b"k" * 32))

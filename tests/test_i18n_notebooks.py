@@ -178,6 +178,9 @@ _MAY_STAY_ENGLISH = (
         r"Write the weekly order report|[Oo]rder policy|orders? (?:above|still|leave)|paid orders|customer may|"
         r"goods may|^summarise_ticket \||^translate \|"
     ),
+    # what the host itself tells the model (the untrusted-data note, a refused or failed call): one English text in
+    # both editions, its account in the trace in the learner's language (05 §2)
+    re.compile(r"untrusted-data markers|The host (?:did not run|stopped)"),
     # a dataclass repr (a list of identifiers in a Chinese line takes 、, `labkit._i18n.listing`: not exempt)
     re.compile(r"^Confinement\("),
     # Mermaid's own syntax in a diagram's source (`participant host as Host`)

@@ -284,26 +284,33 @@ def _display_labels() -> frozenset[str]:
     return frozenset(translated - set(ACTORS))
 
 
+_TEXT_SURGERY = ("startswith", "endswith", "removeprefix", "removesuffix", "split", "rsplit", "partition", "replace")
+
+
+def _fixed_parts(labels: frozenset[str]) -> frozenset[str]:
+    """The literal text of each label around its `{placeholders}` ("shows the model's question: "): what code that
+    cuts a value out of a message would name."""
+    return frozenset(part for label in labels for part in re.split(r"\{[^{}]*\}", label) if len(part.strip()) >= 8)
+
+
 def label_comparisons(code: str, labels: frozenset[str]) -> list[str]:
-    """Comparisons (==, !=, in, startswith) of something with a translated display label, in `code`."""
+    """Comparisons (==, !=, in) with a translated display label, and text cut out of one (startswith, removeprefix,
+    split…) by a label's fixed words, in `code`."""
     try:
         tree = ast.parse("\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))))
     except SyntaxError:
         return []
     found = []
+    parts = _fixed_parts(labels)
     for node in ast.walk(tree):
         operands: list[ast.expr] = []
         if isinstance(node, ast.Compare):
             operands = [node.left, *node.comparators]
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in ("startswith", "endswith")
-        ):
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _TEXT_SURGERY:
             operands = list(node.args)
         for operand in operands:
             elements = operand.elts if isinstance(operand, (ast.Tuple, ast.List, ast.Set)) else [operand]
-            found += [e.value for e in elements if isinstance(e, ast.Constant) and e.value in labels]
+            found += [e.value for e in elements if isinstance(e, ast.Constant) and e.value in labels | parts]
     return found
 
 
@@ -436,6 +443,12 @@ def test_the_label_check_finds_the_comparison_zh_cn_07_made() -> None:
     assert label_comparisons(code, _display_labels()) == ["no defences", "all defences"]
 
 
+def test_the_label_check_finds_text_cut_out_of_a_message_by_its_fixed_words() -> None:
+    """zh-CN 06 cut the model's question out of a host.relay summary by its English words: nothing was cut."""
+    code = 'asked = [e.summary.removeprefix("shows the model\'s question: ") for e in events]'
+    assert label_comparisons(code, _display_labels()) == ["shows the model's question: "]
+
+
 def _headings(path: Path) -> dict[str, str]:
     return {
         m.group(1): m.group(2).replace("`", "").strip()
@@ -532,3 +545,30 @@ def unanswered_form_problems(notebook: nbformat.NotebookNode) -> list[str]:
 @pytest.mark.parametrize("path", ENGLISH + CHINESE, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_stored_form_names_its_answer(path: Path) -> None:
     assert unanswered_form_problems(_read(path)) == []
+
+
+_CHECK_CALL = re.compile(r"""\bcheck\(\s*["'](\d\d\.\d+)["']""")
+
+
+def lesson_check_problems(notebook: nbformat.NotebookNode) -> list[str]:
+    """Checks called in a lesson's body that print "Exercise NN.k" (10 §4 once printed "Exercise 10.4: done." in a
+    notebook announcing three exercises), and exercise-section checks marked as the lesson's own."""
+    from labkit.lessons.checks import EXERCISES
+
+    found, in_exercises = [], False
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown" and re.search(r"(?m)^## Exercises\b", cell.source):
+            in_exercises = True
+        if cell.cell_type != "code":
+            continue
+        for key in _CHECK_CALL.findall(cell.source):
+            exercise = EXERCISES.get(key)
+            if exercise is not None and exercise.of_the_lesson == in_exercises:
+                where = "the exercises" if in_exercises else "the lesson's body"
+                found.append(f"check({key!r}) in {where} is registered with of_the_lesson={exercise.of_the_lesson}")
+    return found
+
+
+@pytest.mark.parametrize("path", ENGLISH, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_check_in_a_lessons_body_does_not_call_itself_an_exercise(path: Path) -> None:
+    assert lesson_check_problems(_read(path)) == []

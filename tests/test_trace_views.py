@@ -38,6 +38,13 @@ def test_a_result_of_pretty_printed_json_is_summarised_on_one_line():
     assert "\n" not in summary and summary.startswith('tools/call → text: { "source": { "timezone"')
 
 
+def test_a_cancellation_names_the_request_it_ends():
+    listen = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "listen-1"}}
+    timeout = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3, "reason": "timed out"}}
+    assert summarise_frame(listen) == "notifications/cancelled listen-1"
+    assert summarise_frame(timeout) == "notifications/cancelled 3 (timed out)"
+
+
 def test_a_long_label_is_cut_once_and_a_short_one_not_at_all():
     text = "[3] a long label that does not fit in two lines of twenty six characters"
     lines = diagram_label(text)

@@ -270,8 +270,9 @@ class Host:
         for guard in self.pool.guards:
             why = await guard.on_content(server, kind, name, text, dict(arguments or {}))
             if why:
+                shown = {"prompt": _("prompt"), "resource": _("resource")}.get(kind, kind)
                 return _("[the {kind} {name} of {server} is withheld by the host: {why}]").format(
-                    kind=kind, name=name, server=server, why=why
+                    kind=shown, name=name, server=server, why=why
                 )
         return guarded(self.pool.guards, server, name, text)
 
@@ -331,7 +332,11 @@ class Host:
     async def _relay_question(self, question: str) -> str:
         assert self.ask_user is not None
         self.trace.record(
-            "host", "user", Kind.HOST_RELAY, _("shows the model's question: {question}").format(question=question)
+            "host",
+            "user",
+            Kind.HOST_RELAY,
+            _("shows the model's question: {question}").format(question=question),
+            payload={"question": question},
         )
         answer = await self.ask_user(question)
         self.trace.record("user", "host", Kind.USER_ANSWER, answer, payload={"text": answer})

@@ -14,7 +14,7 @@ from mcp import InputRequiredRoundsExceededError
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, CallToolResult
 
-from labkit._i18n import _, clauses, listing
+from labkit._i18n import N_, _, clauses
 from labkit._notebook_errors import interrupted
 
 from .._time_limits import scaled
@@ -34,6 +34,15 @@ from ._server_output import StderrMark
 from ._tasks import core_task_refusal
 
 __all__ = ["ToolRouter", "result_as_data", "truncate"]
+
+
+def _told(message: str, **fields: Any) -> tuple[str, str]:
+    """A tool result the host writes itself: (what the model reads, the trace's account for the learner).
+
+    What the model reads is English in either edition, like the tool descriptions and the servers' results around it:
+    the simulated model reads English only. The learner reads the trace in the learner's language (notebook 05).
+    """
+    return message.format(**fields), _(message).format(**fields)
 
 
 def result_as_data(result: CallToolResult, linked: dict[str, str] | None = None) -> str:
@@ -114,7 +123,6 @@ class ToolRouter:
 
     def _unlisted(self, call: ToolCall) -> ToolResult:
         """Fail closed: a name the host does not list now is refused here, and no server sees the call."""
-        offered = listing(self.pool.names)
         self.trace.record(
             "host",
             "host",
@@ -136,7 +144,7 @@ class ToolRouter:
         return ToolResult(
             call.id,
             f"The host did not run {call.name}: no server offers a tool by that name. "
-            f"Tools you can use: {offered}.{down}",
+            f"Tools you can use: {', '.join(self.pool.names)}.{down}",
             True,
         )
 
@@ -193,8 +201,19 @@ class ToolRouter:
             text = await self._restarted(call.name, route)
             return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, text, True))
         except InputRequiredRoundsExceededError as error:
-            text = f"The host stopped {call.name}: the server kept asking for more input ({error})."
-            self.trace.record("host", "host", Kind.HOST_ERROR, text, ref=call.id, name=call.name)
+            # The SDK's message is advice to a programmer (raise the cap, drive the loop by hand): the model is told
+            # what happened, the trace keeps the SDK's words for the learner.
+            text, account = _told(
+                N_(
+                    "The host stopped {tool}: the server kept asking for more input than the host allows ({rounds} "
+                    "round(s) of questions), so the call did not complete."
+                ),
+                tool=call.name,
+                rounds=error.max_rounds,
+            )
+            self.trace.record(
+                "host", "host", Kind.HOST_ERROR, account, ref=call.id, name=call.name, payload={"detail": str(error)}
+            )
             stderr.record_since(self.trace, route.server, call.id, call.name)
             return self._audited(
                 call, route, arguments, verdict, "input rounds exceeded", started, ToolResult(call.id, text, True)
@@ -205,16 +224,23 @@ class ToolRouter:
             # The SDK checks a result against the tool's outputSchema and raises when the result or the schema will
             # not do (an unresolvable `$ref`, content of another shape): the call fails closed, the host goes on.
             outcome = "result refused"
-            text = _("The host refused the result of {tool}: {error}").format(tool=call.name, error=error)
-            self.trace.record("host", "host", Kind.HOST_ERROR, text, ref=call.id, name=call.name)
+            text, account = _told(N_("The host refused the result of {tool}: {error}"), tool=call.name, error=error)
+            self.trace.record("host", "host", Kind.HOST_ERROR, account, ref=call.id, name=call.name)
             return self._audited(call, route, arguments, verdict, outcome, started, ToolResult(call.id, text, True))
         except TimeoutError:
             limit, waited = scaled(self.call_timeout), time.monotonic() - started
-            text = f"The host stopped waiting for {call.name} after {limit:g} s."
+            text, account = _told(
+                N_("The host stopped waiting for {tool} after {limit} s."), tool=call.name, limit=f"{limit:g}"
+            )
             if waited >= limit + 1:  # the limit was moved on while the server worked on a busy machine
-                text = f"The host stopped waiting for {call.name} after {waited:.0f} s (its limit: {limit:g} s)."
+                text, account = _told(
+                    N_("The host stopped waiting for {tool} after {waited} s (its limit: {limit} s)."),
+                    tool=call.name,
+                    waited=f"{waited:.0f}",
+                    limit=f"{limit:g}",
+                )
             text += progress.so_far()
-            self.trace.record("host", "host", Kind.HOST_ERROR, text, ref=call.id, name=call.name)
+            self.trace.record("host", "host", Kind.HOST_ERROR, account + progress.so_far(), ref=call.id, name=call.name)
             if why:  # the machine's state is a note of its own: what happened to the call reads the same on any machine
                 self.trace.record(
                     "host", "host", Kind.HOST_NOTE, why["note"], ref=call.id, name=call.name, cause=why["cause"]
@@ -287,8 +313,8 @@ class ToolRouter:
             return await self._restarted(name, route)
         refusal = refusal_in(self.trace.events[mark:], route.server)
         if refusal is not None:
-            challenge = refusal.payload["headers"].get("www-authenticate") or _("no WWW-Authenticate header")
-            return _(
+            challenge = refusal.payload["headers"].get("www-authenticate") or "no WWW-Authenticate header"
+            return (
                 "The host could not run {name}: the {server} server answered HTTP {status} ({challenge}); the "
                 "host has no credentials it accepts, so the call did not reach the tool."
             ).format(name=name, server=route.server, status=refusal.payload["status"], challenge=challenge)
@@ -296,10 +322,10 @@ class ToolRouter:
             self.trace.events[mark:], route.server, error.error.model_dump(by_alias=True), self.offered
         )
         if needed is not None:
-            return _(
-                "The host could not run {name}: the {server} server asked the host for {capability}, a client "
+            return (
+                f"The host could not run {name}: the {route.server} server asked the host for {needed}, a client "
                 "capability this host does not offer, so the call could not go on."
-            ).format(name=name, server=route.server, capability=needed)
+            )
         if error.error.message.startswith("Unknown tool"):
             return (
                 f"The host could not run {name}: no server offers a tool by that name. "
@@ -312,10 +338,10 @@ class ToolRouter:
         too_large = self.pool.too_large(route.server)
         if too_large is None:
             end = self.pool.ends.get(route.server)
-            return _(
+            return (
                 "The {server} server stopped during {name} ({status}); the host restarted it. "
                 "The call did not complete."
-            ).format(server=route.server, name=name, status=end.status if end is not None else _("exit status ?"))
+            ).format(server=route.server, name=name, status=end.status_in("en") if end is not None else "exit status ?")
         self.trace.record(
             "host",
             "host",
@@ -325,7 +351,7 @@ class ToolRouter:
             server=route.server,
             payload={"bytes": too_large.size, "whole": too_large.whole, "limit": too_large.limit},
         )
-        return _(
+        return (
             "The {server} server sent a message of {size} bytes during {name}, over the host's limit of {limit} "
             "bytes ({env}); the host ended that connection and restarted the server. The call did not complete: "
             "ask for less."

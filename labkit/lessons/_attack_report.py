@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from labkit._i18n import N_, _, listing
 
 from ..security import reveal
-from ..trace import EVENT_HEADINGS, Event, Kind, Meta, Outcome, headed
+from ..trace import Event, Kind, Meta, Outcome, headed
 from ._attack_runs import AttackRun
 from ._security_lab import canaries_in, local_paths
 
@@ -84,8 +84,6 @@ def story(run: AttackRun, *, everything: bool = False) -> pd.DataFrame:
 
     Routine start-up events (clean scans, unchanged pins, first-use approvals) are left out unless `everything`.
     """
-    import pandas as pd
-
     marks = {
         e.seq: _(mark) for e, mark in ((run.entered, N_("◀ entered")), (run.stopped, N_("■ stopped"))) if e is not None
     }
@@ -112,8 +110,7 @@ def story(run: AttackRun, *, everything: bool = False) -> pd.DataFrame:
                 "": marks.get(event.seq, ""),
             }
         )
-    table = pd.DataFrame(rows, columns=["seq", "round", "from", "to", "kind", "summary", ""]).set_index("seq")
-    return headed(table, EVENT_HEADINGS)
+    return headed(rows, columns=["seq", "round", "from", "to", "kind", "summary", ""], index="seq")
 
 
 def outcomes(runs: Iterable[AttackRun]) -> pd.DataFrame:

@@ -29,6 +29,8 @@ class Exercise:
     goal: str
     section: str
     checker: Checker
+    of_the_lesson: bool = False
+    """A check of the lesson's own run (notebook 10 §4), not an exercise: nothing for the learner to write."""
 
 
 @dataclass(frozen=True)
@@ -46,14 +48,16 @@ class Verdict:
         return self.passed
 
 
-def register(key: str, goal: str, section: str) -> Callable[[Checker], Checker]:
+def register(key: str, goal: str, section: str, *, of_the_lesson: bool = False) -> Callable[[Checker], Checker]:
     """Marks a checker as exercise `key`'s: `@register("01.2", "A tool call needs ...", "§3 The loop")`.
 
+    `of_the_lesson=True` marks a check the lesson's body runs on its own run: its line says it is not an exercise.
     Nothing is registered on import: `labkit.lessons.checks.EXERCISES` collects the marked checkers.
     """
 
     def wrap(checker: Checker) -> Checker:
-        setattr(checker, "exercise", Exercise(key, goal, section, checker))  # noqa: B010 - a function's attribute
+        exercise = Exercise(key, goal, section, checker, of_the_lesson)
+        setattr(checker, "exercise", exercise)  # noqa: B010 - a function's attribute
         return checker
 
     return wrap

@@ -10,7 +10,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Literal
 
-from .._i18n import _
+from .._i18n import _, in_language
 from ..errors import LabError
 from ._message_limit import ServerMessageTooLarge
 from ._spec import ServerSpec
@@ -67,7 +67,13 @@ class ServerEnd:
     def status(self) -> str:
         """Its exit status, or the signal that killed it, for a person ("exit status 3", "killed by signal SIGKILL
         (9)"); "exit status ?" while none is known."""
-        return exit_status(self.returncode) if self.returncode is not None else _("exit status ?")
+        return self.status_in(None)
+
+    def status_in(self, lang: str | None) -> str:
+        """`status` in `lang` (None: the learner's): what the host tells the model is English (notebook 05)."""
+        if self.returncode is not None:
+            return exit_status(self.returncode, lang)
+        return _("exit status ?") if lang is None else in_language(lang, "exit status ?")
 
     def as_error(self, stage: str) -> LabError:
         """The error this end is, for a session it cut short: a message over the limit, a server that ended after it

@@ -8,7 +8,7 @@ import signal
 import sys
 from typing import IO
 
-from .._i18n import _
+from .._i18n import _, in_language
 from ..errors import LabError
 
 __all__ = ["ServerStartError", "exit_status", "stderr_tail"]
@@ -17,16 +17,20 @@ _TAIL_LINES = 12
 _TAIL_BYTES = 64 * 1024
 
 
-def exit_status(returncode: int) -> str:
-    """How a process ended, for a person: `exit status 3`, or `killed by signal SIGKILL (9)` for a negative status
-    (notebook 05)."""
+def exit_status(returncode: int, lang: str | None = None) -> str:
+    """How a process ended, for a person: `exit status 3`, or `killed by signal SIGKILL (9)` for a negative status;
+    in `lang`, else the learner's language (notebook 05)."""
+
+    def said(message: str) -> str:
+        return _(message) if lang is None else in_language(lang, message)
+
     if returncode >= 0:
-        return _("exit status {code}").format(code=returncode)
+        return said("exit status {code}").format(code=returncode)
     try:
         name = signal.Signals(-returncode).name
     except ValueError:
         name = "?"
-    return _("killed by signal {name} ({number})").format(name=name, number=-returncode)
+    return said("killed by signal {name} ({number})").format(name=name, number=-returncode)
 
 
 def stderr_tail(errlog: IO[str]) -> str:

@@ -315,7 +315,9 @@ class ApprovalDesk:
             "user",
             "host",
             Kind.USER_ANSWER,
-            f"{verdict} {tool}: {reason}",
+            (_("approved {tool}: {reason}") if approved else _("refused {tool}: {reason}")).format(
+                tool=tool, reason=reason
+            ),
             name=tool,
             outcome=verdict,
             by=by,

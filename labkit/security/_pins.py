@@ -58,7 +58,11 @@ class PinChange:
 
     @property
     def summary(self) -> str:
-        return f"{self.tool}: new" if self.kind == "new" else f"{self.tool}: {', '.join(self.fields)} changed"
+        """The change in the learner's language; the tool and field names stay as they are."""
+        tool = _("(server instructions)") if self.tool == INSTRUCTIONS else self.tool
+        if self.kind == "new":
+            return _("{tool}: new").format(tool=tool)
+        return _("{tool}: {fields} changed").format(tool=tool, fields=listing(self.fields))
 
 
 PinApprover = Callable[[str, list[PinChange]], Awaitable[bool]]
@@ -138,7 +142,7 @@ class PinGuard(Guard):
                 "host",
                 "host",
                 Kind.HOST_PIN,
-                f"pins: {server}'s {len(tools)} tool(s) unchanged",
+                _("pins: {server}'s {n_tools} tool(s) unchanged").format(server=server, n_tools=len(tools)),
                 server=server,
                 outcome=Outcome.ALLOWED,
                 by=self.name,
@@ -182,7 +186,8 @@ class PinGuard(Guard):
         )
         approved = await self.approve(server, changes)
         verdict = Outcome.APPROVED if approved else Outcome.REFUSED
-        said = f"{verdict} {server}: " + "; ".join(c.summary for c in changes)
+        answer = _("approved {server}: {changes}") if approved else _("refused {server}: {changes}")
+        said = answer.format(server=server, changes=clauses(c.summary for c in changes))
         self.trace.record(
             "user", "host", Kind.USER_ANSWER, said, server=server, outcome=verdict, by="user", changed=changed
         )

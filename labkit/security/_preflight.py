@@ -97,7 +97,7 @@ async def _refusable(host: Host, trusted: frozenset[str]) -> Answer:
         if name in asked or not decision.allowed:
             continue
         if not (route.server in trusted and decision.approval == "not needed"):
-            skipped.append(f"{name} ({decision.reasons[-1]})")
+            skipped.append(_("{tool} ({reason})").format(tool=name, reason=decision.reasons[-1]))
     problems = (
         []
         if _person(host)

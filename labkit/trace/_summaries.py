@@ -66,6 +66,10 @@ def _summarise(payload: dict[str, Any], method: str | None) -> str:
     if kind == Kind.JSONRPC_REQUEST:
         return _summarise_request(payload["method"], params)
     if kind == Kind.JSONRPC_NOTIFICATION:
+        if payload["method"] == "notifications/cancelled" and "requestId" in params:
+            # Which request it ends: a call the host gave up on (notebook 05), or a listen request it closes (10).
+            reason = f" ({fold(params['reason'], 40)})" if params.get("reason") else ""
+            return f"notifications/cancelled {params['requestId']}{reason}"
         return payload["method"]
     if kind == Kind.JSONRPC_ERROR:
         error = payload["error"]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from .._i18n import _
 from ._events import ACTORS, Event, Trace
 from ._kinds import Meta
-from ._labels import ACTOR_LABELS, diagram_label
+from ._labels import ACTOR_LABELS, EVENT_HEADINGS, diagram_label
 from ._png import display_png
 from ._select import select
 from ._summaries import fold
@@ -27,15 +27,23 @@ _MERMAID_ESCAPES = str.maketrans({"#": "#35;", ";": "#59;", "<": "#lt;", ">": "#
 _TABLE_COLUMNS = ["seq", "round", "from", "to", "kind", "summary", "name", "server", "id"]
 
 
-def headed(rows: Iterable[Mapping[str, Any]] | pd.DataFrame, headings: Mapping[str, str]) -> pd.DataFrame:
+def headed(
+    rows: Iterable[Mapping[str, Any]] | pd.DataFrame,
+    headings: Mapping[str, str] | None = None,
+    *,
+    columns: list[str] | None = None,
+    index: str | None = None,
+) -> pd.DataFrame:
     """`rows` (or a table) as a table whose headings are shown in the learner's language: `headings` maps a field
-    name or a row label to its heading, marked with `N_`; the data keeps the field names (notebook 07)."""
+    name or a row label to its heading, marked with `N_` (by default the event table's: round, from, to, kind,
+    summary…); the data keeps the field names, `columns` in that order, `index` as the index (notebook 07)."""
     import pandas as pd
 
     from ._event_table import HeadedTable
 
-    table = HeadedTable(rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows)))
-    table.headings = dict(headings)
+    frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows), columns=columns)
+    table = HeadedTable(frame.set_index(index) if index else frame)
+    table.headings = dict(EVENT_HEADINGS if headings is None else headings)
     return table
 
 

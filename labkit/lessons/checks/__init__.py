@@ -51,12 +51,17 @@ def check(key: str, answer: Any) -> Verdict:
         problem = _("the answer could not be checked ({error_type}: {error})").format(
             error_type=type(error).__name__, error=error
         )
+    if exercise.of_the_lesson:
+        done = _("Check {key} of the run above (not an exercise: nothing to write): done. {goal}")
+        not_yet = _(
+            "Check {key} of the run above (not an exercise): not yet. Goal: {goal} What is still wrong: {problem} "
+            "Reread {section}."
+        )
+    else:
+        done = _("Exercise {key}: done. {goal}")
+        not_yet = _("Exercise {key}: not yet. Goal: {goal} What is still wrong: {problem} Reread {section}.")
     if problem is None:
-        return Verdict(key, True, _("Exercise {key}: done. {goal}").format(key=key, goal=_(exercise.goal)))
+        return Verdict(key, True, done.format(key=key, goal=_(exercise.goal)))
     return Verdict(
-        key,
-        False,
-        _("Exercise {key}: not yet. Goal: {goal} What is still wrong: {problem} Reread {section}.").format(
-            key=key, goal=_(exercise.goal), problem=problem, section=_(exercise.section)
-        ),
+        key, False, not_yet.format(key=key, goal=_(exercise.goal), problem=problem, section=_(exercise.section))
     )

@@ -138,6 +138,7 @@ def check_job_result(state: Any) -> str | None:
         "task ends, and the call's result is the completed task's."
     ),
     N_("§4 Work that outlives its request: a handle"),
+    of_the_lesson=True,
 )
 def check_task_run(trace: Any) -> str | None:
     if not isinstance(trace, Trace):
