@@ -547,6 +547,37 @@ _CALL = textwrap.dedent("""
 """)
 
 
+_ENDED_OVER_HTTP = textwrap.dedent("""
+    import json, os, signal, sys, anyio, psutil
+    from labkit.host import Host, ServerSpec
+    from labkit.trace import Kind, Meta, Trace
+
+    async def main():
+        trace, args = Trace(), {"service": "order-service", "since": "2026-10-29T20:00"}
+        async with Host(trace, [ServerSpec("logs", transport="http")], era=sys.argv[1]) as host:
+            await host.call("query_errors", args)
+            server = psutil.Process(host.pool.processes["logs"].pid)
+            server.send_signal(signal.SIGKILL)
+            await anyio.to_thread.run_sync(server.wait)
+            after = [await host.call("query_errors", args) for _ in range(2)]  # the first finds it ended: restarted
+        failed = [
+            {"summary": e.summary, "body": e.payload.get("body")}
+            for e in trace.of_kind(Kind.HTTP_RESPONSE) if e.meta.get(Meta.STATUS, 0) >= 400
+        ]
+        first, then = after
+        print(json.dumps({"text": first.text, "is_error": first.is_error, "then": then.is_error, "failed": failed}))
+
+    anyio.run(main)
+""")
+
+
+def http_server_killed_between_calls(era: str) -> Replay:
+    """A host calls the logs server over HTTP in `era`, the server is killed, and the host calls twice more (the first
+    finds it ended and starts it again): that call's result; in `stdout` whether the next failed (`then`) and the
+    failed HTTP responses the trace shows; in `stderr` what the learner would read under the cell."""
+    return _call([sys.executable, "-c", _ENDED_OVER_HTTP, era])
+
+
 def busy_cpu_call(tool: str, arguments: dict[str, Any], limit: float) -> Replay:
     """A host pinned to CPU 0 with `_HOGS` spinning processes calls `tool` of a server that either works (`crunch`
     burns its CPU time), loops for ever (`spin`) or hangs in a sleep (`wait_forever`) under a call limit of
@@ -599,6 +630,7 @@ CASES = {
     "start slower than the SDK's own 10 s probe": lambda _: slower_than_the_sdks_probe(),
     "HTTP server whose starting thread has ended": http_server_after_its_starting_thread_ended,
     "server killed by SIGKILL mid-call: its end named": lambda _: killed_by_a_signal_mid_call(),
+    "HTTP server killed between calls: its port's answers": lambda _: http_server_killed_between_calls("2025-11-25"),
     "read-only checkout, no LABKIT_DATA_DIR": lambda _: read_only_checkout(None),
     "read-only checkout, LABKIT_DATA_DIR set": lambda folder: read_only_checkout(folder / "data"),
     "start on a busy CPU (limit: twice its CPU time)": lambda _: crowded_start(),

@@ -269,6 +269,21 @@ async def test_a_server_that_exits_mid_call_tells_the_learner_its_exit_status(tr
     assert first.is_error and "(exit status 3)" in first.text, first.text
 
 
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+def test_an_http_server_that_ended_is_named_in_every_http_error_and_nothing_else_reaches_the_learner(era: str) -> None:
+    """The host answers on the port of an HTTP server that ended (HTTP 503, a JSON-RPC error saying so) until it
+    starts it again. Each such answer in the trace said only "HTTP 503 to GET", and the SDK's closing of the dead
+    session printed "Session termination failed: 503" under the cell."""
+    replay = cases.http_server_killed_between_calls(era)
+    assert replay.error is None, replay.error
+    [result], outcome = replay.results, json.loads(replay.stdout)
+    assert result.is_error and "restarted" in result.text and outcome["then"] is False, outcome
+    assert outcome["failed"], "the ended server's answers are in the trace"
+    for failed in outcome["failed"]:
+        assert failed["body"]["error"]["message"] in failed["summary"], failed
+    assert replay.stderr == "", replay.stderr
+
+
 async def test_a_server_killed_by_a_signal_mid_call_names_the_signal() -> None:
     with anyio.fail_after(LIMIT):
         replay = await cases.killed_by_a_signal_mid_call()

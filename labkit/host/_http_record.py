@@ -131,7 +131,8 @@ class HttpRecorder:
         challenge = headers.get("www-authenticate")
         sent_auth = _shown_headers(request.headers).get("authorization")
         summary = (
-            f"HTTP {status} to {label}"
+            _("HTTP {status} to {method}").format(status=status, method=label)
+            + (f": {body['error'].get('message')}" if _is_jsonrpc_error(body) else "")
             + (f" · WWW-Authenticate: {challenge}" if challenge else "")
             + (f" · sent Authorization: {sent_auth}" if sent_auth else "")
         )

@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .._i18n import N_, _
 from ._provider_names import NameMap, provider_name
 from ._strict_schema import drop_nulls, strict_schema
 
@@ -13,11 +14,11 @@ __all__ = ["Api", "ConvertedTool", "McpCall", "convert_tool", "convert_tools", "
 
 Api = Literal["anthropic", "chat", "responses"]
 _CONSTRAINTS = ("format", "pattern", "minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems")
-_NEVER_SENT = {
-    "annotations": "hints for the host (e.g. ask before a destructiveHint tool), never sent to the model",
-    "icons": "display only",
-    "_meta": "protocol metadata",
-    "execution": "host-side execution settings",
+_NEVER_SENT = {  # English; said through _() in the learner's language
+    "annotations": N_("hints for the host (e.g. ask before a destructiveHint tool), never sent to the model"),
+    "icons": N_("display only"),
+    "_meta": N_("protocol metadata"),
+    "execution": N_("host-side execution settings"),
 }
 
 
@@ -51,24 +52,44 @@ class _Report(list[dict[str, str]]):
         properties = schema.get("properties") or {}
         optional = [k for k in properties if k not in required]
         if properties and strict and self.api == "anthropic":
-            self.add(f"{path}.required", "kept", f"required {sorted(required)}, optional {optional} stay optional")
-            self.add(f"{path}.additionalProperties", "changed", "set to false (strict mode)")
+            self.add(
+                f"{path}.required",
+                "kept",
+                _("required {required}, optional {optional} stay optional").format(
+                    required=sorted(required), optional=optional
+                ),
+            )
+            self.add(f"{path}.additionalProperties", "changed", _("set to false (strict mode)"))
         elif properties and strict:
-            detail = f"all {len(properties)} properties required; optional {optional} made nullable"
+            detail = _("all {n} properties required; optional {optional} made nullable").format(
+                n=len(properties), optional=optional
+            )
             self.add(f"{path}.required", "changed" if optional else "kept", detail)
-            self.add(f"{path}.additionalProperties", "changed", "set to false (strict mode)")
+            self.add(f"{path}.additionalProperties", "changed", _("set to false (strict mode)"))
         elif properties:
-            self.add(f"{path}.required", "kept", f"required {sorted(required)}, optional {optional}")
+            self.add(
+                f"{path}.required",
+                "kept",
+                _("required {required}, optional {optional}").format(required=sorted(required), optional=optional),
+            )
         for name, prop in properties.items():
             where = f"{path}.properties.{name}"
             nulled = strict and name not in required and self.api != "anthropic"
             if "default" in prop:
-                how = "the model sends null and drop_nulls lets the server apply it" if strict else "a hint"
-                self.add(f"{where}.default", "kept", f"default {prop['default']!r} kept: {how}")
+                how = _("the model sends null and drop_nulls lets the server apply it") if strict else _("a hint")
+                self.add(
+                    f"{where}.default",
+                    "kept",
+                    _("default {value} kept: {how}").format(value=repr(prop["default"]), how=how),
+                )
             if "enum" in prop:
                 self.add(f"{where}.enum", "changed" if nulled else "kept", f"{prop['enum']}" + " + null" * nulled)
             for key in (k for k in _CONSTRAINTS if k in prop):
-                self.add(f"{where}.{key}", "kept", f"{prop[key]!r} sent as-is; the provider may not enforce it")
+                self.add(
+                    f"{where}.{key}",
+                    "kept",
+                    _("{value} sent as-is; the provider may not enforce it").format(value=repr(prop[key])),
+                )
             if prop.get("type") == "object" or "properties" in prop:
                 self.schema(prop, strict, where)
 
@@ -76,30 +97,48 @@ class _Report(list[dict[str, str]]):
 def _report(wire: dict[str, Any], api: Api, name: str, strict: bool) -> _Report:
     report = _Report(api, wire["name"])
     renamed = name != wire["name"]
-    report.add("name", "changed" if renamed else "kept", f"→ {name!r}: only [a-zA-Z0-9_-], ≤ 64" if renamed else name)
+    report.add(
+        "name",
+        "changed" if renamed else "kept",
+        _("→ {name}: only [a-zA-Z0-9_-], ≤ 64").format(name=repr(name)) if renamed else name,
+    )
     title = wire.get("title") or (wire.get("annotations") or {}).get("title")
     if title:
-        report.add("title", "dropped", f"{title!r}: no such field; the model sees name and description only")
+        report.add(
+            "title",
+            "dropped",
+            _("{title}: no such field; the model sees name and description only").format(title=repr(title)),
+        )
     described = bool(wire.get("description"))
-    report.add("description", "kept" if described else "missing", "sent" if described else "none: only the name")
+    report.add("description", "kept" if described else "missing", _("sent") if described else _("none: only the name"))
     report.schema(wire.get("inputSchema") or {}, strict)
     examples = _examples(wire.get("inputSchema") or {})
     if examples and api == "anthropic":
-        report.add("inputSchema.examples", "changed", f"{len(examples)} example(s) moved to input_examples")
+        report.add(
+            "inputSchema.examples", "changed", _("{n} example(s) moved to input_examples").format(n=len(examples))
+        )
     elif examples:
-        report.add("inputSchema.examples", "kept", "left in the schema: OpenAI has no input_examples field")
+        report.add("inputSchema.examples", "kept", _("left in the schema: OpenAI has no input_examples field"))
     if "outputSchema" in wire:
         kept = api == "responses"
-        detail = "sent as output_schema" if kept else "no such field; describe the result in the description"
+        detail = _("sent as output_schema") if kept else _("no such field; describe the result in the description")
         report.add("outputSchema", "kept" if kept else "dropped", detail)
     for key in (k for k in _NEVER_SENT if k in wire):
-        report.add(key, "dropped", _NEVER_SENT[key])
+        report.add(key, "dropped", _(_NEVER_SENT[key]))
     if api != "anthropic":
-        report.add("strict", "added", f"strict={strict} sent explicitly (Responses assumes strict if omitted)")
+        report.add(
+            "strict",
+            "added",
+            _("strict={strict} sent explicitly (Responses assumes strict if omitted)").format(strict=strict),
+        )
     elif strict:
-        report.add("strict", "added", "strict=True: Anthropic validates the tool name and the input against the schema")
+        report.add(
+            "strict", "added", _("strict=True: Anthropic validates the tool name and the input against the schema")
+        )
     else:
-        report.add("strict", "not sent", "Anthropic does not validate the input against the schema unless strict=True")
+        report.add(
+            "strict", "not sent", _("Anthropic does not validate the input against the schema unless strict=True")
+        )
     return report
 
 

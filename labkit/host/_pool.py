@@ -194,7 +194,9 @@ class ServerPool:
 
     async def restart(self, server: str) -> None:
         """Close the dead connection (its task drops its complaints), start the server again and list again."""
-        self.trace.record("host", "host", Kind.HOST_RESTART, f"restarts the {server} server", server=server)
+        self.trace.record(
+            "host", "host", Kind.HOST_RESTART, _("restarts the {server} server").format(server=server), server=server
+        )
         since = len(self.trace)
 
         async def reopened() -> None:

@@ -220,7 +220,9 @@ class _TapRead(_StreamProxy):
             item = await self._inner.receive()
         except Exception as exc:  # end of stream: the server went away
             self._tap.record_server_events()
-            self._tap.record_failure(Kind.TRANSPORT_CLOSED, f"{type(exc).__name__}: the server closed the stream")
+            self._tap.record_failure(
+                Kind.TRANSPORT_CLOSED, _("{error}: the server closed the stream").format(error=type(exc).__name__)
+            )
             raise
         self._tap.record_server_events()
         if isinstance(item, Exception):

@@ -235,6 +235,11 @@ PEEK_MS = 1_000
 """How long one look of `until` waits inside Playwright (an `expect(..., timeout=PEEK_MS)`) before the deadline is
 asked again."""
 _POLL_MS = 300
+_VERDICTS = {
+    "hung": "hung (the lab's processes were idle at the end: nothing in the lab was working toward it)",
+    "busy": "busy (the lab's processes waited for a CPU)",
+    "": "its processes kept working",
+}
 _HALTED = ("stopped", "tracing-stop", "zombie", "dead")
 """Process states (psutil's) in which a process of the lab can do no work: named first when a wait fails."""
 
@@ -265,7 +270,7 @@ def until(page: Any, what: str | Callable[[], str], condition: Callable[[], T | 
             halted = [f"pid {p['pid']} ({p['command'][:80]})" for p in verdict["processes"] if p["state"] in _HALTED]
             pytest.fail(
                 f"waited {verdict['waited_s']} s for {waited} (limit {WAIT_S:g} s, moved on while the lab's processes "
-                f"waited for a CPU); the lab's deadline says: {verdict['cause'] or 'its processes kept working'}. "
+                f"waited for a CPU); the lab's deadline says: {_VERDICTS.get(verdict['cause'], verdict['cause'])}. "
                 + (f"Stopped or dead: {'; '.join(halted)}. " if halted else "")
                 + f"{verdict['note']}\nThe lab's processes now:\n{processes}"
                 + (f"\nThe last look: {not_yet}" if not_yet is not None else ""),
@@ -310,9 +315,9 @@ def chromium_tab(guard: Guard, profile: Path) -> Iterator[Any]:
                 route.abort()
 
         context.route("**/*", route)
+        context.set_default_timeout(WAIT_S * 1000)  # every tab, also one a test opens again
         tab = context.pages[0] if context.pages else context.new_page()
         tab.on("websocket", lambda ws: guard.sockets.append(ws.url))  # not routable: logged and checked instead
-        tab.set_default_timeout(WAIT_S * 1000)
         try:
             yield tab
         finally:
@@ -324,9 +329,10 @@ def page(lab: Lab, guard: Guard, tmp_path: Path, request: pytest.FixtureRequest)
     """A fresh Chromium profile whose every request that is not for the lab is aborted and logged."""
     with chromium_tab(guard, tmp_path / "profile") as tab:
         yield tab
-        if request.node.stash.get(_FAILED, False):
+        shown = [open_tab for open_tab in tab.context.pages if not open_tab.is_closed()]  # a test may close its tab
+        if request.node.stash.get(_FAILED, False) and shown:
             SHOTS.mkdir(exist_ok=True)
-            tab.screenshot(path=str(SHOTS / f"FAILED_{request.node.name}.png"))
+            shown[-1].screenshot(path=str(SHOTS / f"FAILED_{request.node.name}.png"))
     _delete_kernels(lab.url)  # each test's kernel (and the MCP servers it started) ends with the test
     # and so do its open tabs: JupyterLab's workspace is the server's, and a test that found the last test's lessons
     # open started a kernel for each at once (on a busy machine one failed to start: JupyterLab's Select Kernel dialog)

@@ -329,6 +329,8 @@ def test_a_classroom_mistake_while_a_form_waits_ends_in_a_live_form_or_one_line(
         # menu item that asks again, as this edition's JupyterLab names it.
         again = [tr.gettext(w) if edition == "en" else jupyterlab_chinese(w) for w in ("Run", "Run All Cells")]
         where = panel.locator(".jp-OutputArea-output").filter(has_text=re.compile(r"\W+".join(map(re.escape, again))))
+        # drawn once JupyterLab has reopened the lesson (as long as the lab works), then scrolled to as a learner does
+        until(page, "the line where the form was, naming the menu item that asks again", lambda: where.count() > 0)
         where.first.scroll_into_view_if_needed()
         expect(where.first).to_be_visible()
         shoot(page, name)
