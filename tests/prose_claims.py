@@ -48,6 +48,12 @@ CLAIMS = (
         shows=r"\b9\b.*\b4\b.*\b3\b.*\b2\b.*\b1\b.*\b19\b",
     ),
     Claim(
+        "01",
+        says="The model then proposes one call per turn, the next once the host has answered the last",
+        shown_by="while turn.tool_calls:",
+        shows=r"(?m)^\[ToolCall\([^\n]*'family'[^\n]*\)\]\n\[ToolCall\([^\n]*'personal'[^\n]*\)\]\n\[simulated\]",
+    ),
+    Claim(
         "02",
         says="clamps any other number into that range",
         shown_by='"limit applied"',

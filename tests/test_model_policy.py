@@ -102,6 +102,20 @@ def test_parallel_calls_for_several_values_unless_disabled() -> None:
     assert [c.arguments["city"] for c in both.calls] == ["Paris", "Oslo"]
     one = ask("Weather in Paris and Oslo?", [WEATHER], parallel=False)
     assert [c.arguments["city"] for c in one.calls] == ["Paris"]
+    # The other city is asked for in the next turn, once Paris is answered, and nothing is asked twice.
+    paris = Message("assistant", calls=(ToolSeen("c1", "get_weather", {"city": "Paris"}),))
+    answered = [
+        Message("user", "Weather in Paris and Oslo?"),
+        paris,
+        Message("user", results=(ToolOutcome("c1", "9 C"),)),
+    ]
+    then = decide(Dialogue(answered, [WEATHER], parallel=False))
+    assert [c.arguments["city"] for c in then.calls] == ["Oslo"]
+    oslo = Message("assistant", calls=(ToolSeen("c2", "get_weather", {"city": "Oslo"}),))
+    done = decide(
+        Dialogue([*answered, oslo, Message("user", results=(ToolOutcome("c2", "2 C"),))], [WEATHER], parallel=False)
+    )
+    assert done.calls == [] and "9 C" in done.text and "2 C" in done.text, "the answer covers both turns' results"
 
 
 def test_forced_choice_guesses_and_never_asks() -> None:

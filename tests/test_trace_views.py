@@ -81,8 +81,17 @@ def test_a_chinese_character_takes_two_columns_and_a_line_may_break_before_any()
 
 
 def test_a_chinese_label_is_cut_to_the_same_width_as_an_english_one():
-    label = diagram_label("[12] 关卡 query_errors：放行：参数符合输入模式，调用方已获授权，不需要审批")
-    assert len(label) == 2 and max(map(_columns, label)) <= _LABEL_WIDTH and "…" in label[-1], label
+    label = diagram_label("[12] 把关 query_errors：放行：参数符合输入模式，调用方已获授权，不需要批准")
+    shown = [line.rstrip("：，。、；）") for line in label]  # a closing mark hangs past the width, as Chinese is set
+    assert len(label) == 2 and max(map(_columns, shown)) <= _LABEL_WIDTH and "…" in label[-1], label
+
+
+def test_a_wrapped_chinese_label_never_begins_a_line_with_a_closing_mark():
+    """What the review of the zh diagrams found: `[10] POST /v1/messages` then `：1 条消息` on the next line."""
+    for text in ("[10] POST /v1/messages：1 条消息，1 个工具", "[12] 把关 query_errors：放行（只读，无需批准）"):
+        lines = diagram_label(text)
+        assert not any(line.startswith(("：", "，", "。", "）")) for line in lines), lines
+        assert "".join(lines).replace(" ", "") == text.replace(" ", ""), "nothing lost, nothing added"
 
 
 def test_the_display_carries_mermaid_and_a_small_png():

@@ -142,13 +142,17 @@ def _is_order_list(data: Any) -> bool:
     return isinstance(data, dict) and isinstance(data.get("orders"), list) and "status" in data
 
 
-def answer_results(dialogue: Dialogue) -> str:
-    """The final answer to the last turn's results: one sentence per result, order lists added up (notebook 01)."""
+def answer_results(dialogue: Dialogue, *, since_question: bool = False) -> str:
+    """The final answer to the last turn's results, or to every result since the user's question when the calls came
+    one per turn (parallel tool use off): one sentence per result, order lists added up (notebook 01)."""
     last = dialogue.last
     assert last is not None
+    asked = max((i for i, m in enumerate(dialogue.messages) if m.role == "user" and m.text), default=-1)
+    turns = dialogue.messages[asked + 1 :] if since_question else [last]
+    results = [r for m in turns for r in m.results]
     calls = {c.id: c for m in dialogue.messages for c in m.calls}
-    answered = [(calls[r.call_id], r) for r in last.results if r.call_id in calls]
-    unpaired = [r for r in last.results if r.call_id not in calls]
+    answered = [(calls[r.call_id], r) for r in results if r.call_id in calls]
+    unpaired = [r for r in results if r.call_id not in calls]
     return join_sentences(
         [sentences(answered, " ".join(dialogue.user_texts))]
         + [describe(dialogue.call_name(r.call_id), r, {}) for r in unpaired]

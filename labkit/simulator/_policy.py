@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from labkit._i18n import _
 
 from ._answers import answer_results
@@ -97,7 +99,26 @@ def _after_results(dialogue: Dialogue) -> Decision | None:
     last = dialogue.last
     if last is None or not last.results:
         return None
-    return Decision(answer_results(dialogue), notes=[_("tool results present: answering from them, not calling again")])
+    left = [] if dialogue.parallel else _calls_left(dialogue)
+    if left:
+        # One call per turn (notebook 01 §7): the calls the question asks for come one after another, none dropped.
+        note = _("parallel tool use is off: {n} more call(s) the question asks for, one per turn").format(n=len(left))
+        return Decision("", left[:1], notes=[note])
+    answer = answer_results(dialogue, since_question=not dialogue.parallel)
+    return Decision(answer, notes=[_("tool results present: answering from them, not calling again")])
+
+
+def _calls_left(dialogue: Dialogue) -> list[PlannedCall]:
+    """The calls the question asks for, as the model would propose them all at once, not yet made in this dialogue."""
+    wanted = choose_tool(replace(dialogue, parallel=True)).calls
+    made = [call for message in dialogue.messages for call in message.calls]
+    return [
+        call
+        for call in (_fitted(c, dialogue, []) for c in wanted)
+        if not any(
+            m.name == call.name and all(m.arguments.get(k) == v for k, v in call.arguments.items()) for m in made
+        )
+    ]
 
 
 def _without_tools(dialogue: Dialogue) -> Decision | None:

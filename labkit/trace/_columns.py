@@ -11,6 +11,8 @@ __all__ = ["wrap_columns"]
 # While wrapping, each wide character is followed by this filler, so textwrap's len() counts it twice.
 _FILLER = "\x00"
 _WIDE_PAIR = re.compile(f"(.{_FILLER})")
+# The marks Chinese typesetting never begins a line with (避头点): one that would hangs at the end of the line before.
+_NO_LINE_START = frozenset("：，。、；？！）》」』】…")
 
 
 class _ColumnWrapper(textwrap.TextWrapper):
@@ -25,7 +27,12 @@ class _ColumnWrapper(textwrap.TextWrapper):
 
 
 def wrap_columns(text: str, width: int) -> list[str]:
-    """`text` as lines at most `width` columns wide, long words broken (the diagrams of notebook 00)."""
+    """`text` as lines at most `width` columns wide, long words broken; a closing mark (：，。) never begins a line but
+    hangs past the end of the line before, as Chinese is set (the diagrams of notebook 00)."""
     padded = "".join(c + _FILLER if unicodedata.east_asian_width(c) in "WF" else c for c in text)
     wrapper = _ColumnWrapper(width, break_long_words=True)
-    return [line.replace(_FILLER, "") for line in wrapper.wrap(padded)]
+    lines = [line.replace(_FILLER, "") for line in wrapper.wrap(padded)]
+    for i in range(1, len(lines)):
+        while lines[i][:1] in _NO_LINE_START and lines[i]:
+            lines[i - 1], lines[i] = lines[i - 1] + lines[i][0], lines[i][1:].lstrip()
+    return [line for line in lines if line]
