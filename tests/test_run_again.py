@@ -24,6 +24,11 @@ schema = {"type": "object", "properties": {"space": {"type": "string", "enum": [
 answer = await widget_form({"space": "team"}, timeout=120)("Where should the chart go?", schema)
 print("answer:", answer)
 """
+APPROVAL_CELL = """
+from labkit import ApprovalDesk, Trace
+desk = ApprovalDesk(Trace(), widget=True)
+print("approved:", await desk("charts", "render_error_trend", {"service": "order-service"}))
+"""
 NEXT_CELL = 'print("the next cell ran")'
 # Notebook 03's own cell: a whole run (servers, model loop) waits on the form, as in the classroom.
 SCENARIO_CELL = """
@@ -230,7 +235,9 @@ def test_a_form_the_scripted_user_answers_names_the_answer_in_the_stored_output(
     monkeypatch.setenv(SCRIPTED_USER_ENV, "1")
     monkeypatch.setenv("PYTHONPATH", str(REPO_ROOT))
     monkeypatch.setenv("LABKIT_LANG", "en")
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(FORM_CELL)])
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(FORM_CELL), nbformat.v4.new_code_cell(APPROVAL_CELL)]
+    )
     NotebookClient(notebook, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     notebooks_tool.strip(notebook)  # as the lessons are stored
     [form, printed] = notebook.cells[0].outputs
@@ -238,3 +245,8 @@ def test_a_form_the_scripted_user_answers_names_the_answer_in_the_stored_output(
         "text/plain": "[form: Where should the chart go? → answered by the scripted user (CI): {'space': 'team'}]"
     }
     assert printed.text == "answer: {'space': 'team'}\n"
+    [approval, said] = notebook.cells[1].outputs
+    assert approval.data["text/plain"].startswith(
+        "[form: Approve this call? render_error_trend on charts → answered by the scripted user (CI): approved ("
+    )
+    assert said.text == "approved: True\n"
