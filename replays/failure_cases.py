@@ -500,6 +500,11 @@ _CALL = textwrap.dedent("""
         return "never"
 
     @mcp.tool()
+    def spin() -> str:
+        while True:  # a learner's loop that never ends: on a CPU, or waiting for one, all along
+            pass
+
+    @mcp.tool()
     def crunch(cpu_seconds: float) -> str:
         start = time.process_time()
         while time.process_time() - start < cpu_seconds:
@@ -519,7 +524,7 @@ _CALL = textwrap.dedent("""
     async def main():
         trace = Trace()
         spec = ServerSpec("work", command=sys.executable, args=("-c", SERVER))
-        policy = GatePolicy(auto_approve=frozenset({"wait_forever", "crunch"}))
+        policy = GatePolicy(auto_approve=frozenset({"wait_forever", "crunch", "spin"}))
         async with Host(trace, [spec], call_timeout=float(sys.argv[1]), start_timeout=120, policy=policy) as host:
             async with anyio.create_task_group() as host_work:
                 if sys.argv[4:] == ["computing"]:
@@ -575,8 +580,8 @@ def http_server_killed_between_calls(era: str) -> Replay:
 
 def busy_cpu_call(tool: str, arguments: dict[str, Any], limit: float) -> Replay:
     """A host pinned to CPU 0 with `_HOGS` spinning processes calls `tool` of a server that either works (`crunch`
-    burns its CPU time) or hangs in a sleep (`wait_forever`) under a call limit of `limit` seconds: the call's result,
-    and in `stdout` the causes (`cause`) and the notes the host gave."""
+    burns its CPU time), loops for ever (`spin`) or hangs in a sleep (`wait_forever`) under a call limit of
+    `limit` seconds: the call's result, and in `stdout` the causes (`cause`) and the notes the host gave."""
     with hogs_on_cpu0():
         return _call(["taskset", "-c", "0", sys.executable, "-c", _CALL, str(limit), tool, json.dumps(arguments)])
 

@@ -215,6 +215,19 @@ def test_a_tool_hung_in_a_sleep_is_named_as_hung_however_hard_another_process_of
 
 
 @needs_taskset
+def test_a_tool_spinning_in_a_loop_on_a_crowded_cpu_is_named_as_computing_not_the_busy_machine() -> None:
+    """Its server runs on the CPU, or waits for it, the whole call while the host shares that CPU with three spinning
+    programs: the limit counts its own CPU time, and the note says it was computing all along, not that the machine
+    is busy (more time would never end a loop)."""
+    replay = cases.busy_cpu_call("spin", {}, 2)
+    assert replay.error is None, replay.error
+    [result] = replay.results
+    outcome = json.loads(replay.stdout)
+    assert result.is_error and outcome["causes"] == ["computing"], replay.stdout
+    assert "machine is busy" not in outcome["notes"][0], outcome["notes"]
+
+
+@needs_taskset
 def test_a_tool_that_works_within_its_cpu_limit_on_a_crowded_cpu_is_waited_for() -> None:
     """It needs 2 s of CPU time under a 3 s limit, and gets a quarter of a CPU: it finishes if the time it waited for
     the CPU while it worked is not counted against it."""

@@ -266,7 +266,7 @@ class ToolRouter:
         self, route: Route, arguments: dict[str, Any], why: dict[str, str], progress: ProgressUpdates
     ) -> tuple[str, bool]:
         """The call's text and isError; a call that runs out of time raises TimeoutError, and `why` gets the
-        deadline's `cause` ("hung", "busy") and its note for the learner.
+        deadline's `cause` ("hung", "computing", "busy") and its note for the learner.
 
         Every call asks for progress (a `progressToken`), so a slow server's reports reach the trace (notebook 10)."""
         if route.server == HOST_SERVER:

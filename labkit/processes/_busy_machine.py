@@ -1,14 +1,16 @@
-"""Limits for a shared machine: moved on while the servers work but wait for a CPU; a hung server is named as such.
+"""Limits for a shared machine: moved on while the servers wait for a CPU; a hung or a computing server is named.
 
 A limit of 30 s means 30 s of a machine that runs the host and its servers when they are ready to run. Linux counts,
 per thread, the time it ran on a CPU and the time it was ready to run but waited for one (the first two fields of
 `/proc/PID/task/TID/schedstat`). While a server works (its threads are ready to run: on a CPU or waiting for one),
 the limit is moved on by the time it waited, up to `_MOST_TIMES` the limit: a server that is starting on a crowded CPU
 is given the time it was kept from; a hung one (blocked in a read or a sleep: it neither runs nor waits for a CPU) is
-given nothing, and the message says it is not answering, however busy the machine. Which of the two it was is judged
-from the server's processes alone, never from the host's (whose own thread runs the judging).
-`LABKIT_TIME_SCALE` scales every limit (`labkit/_time_limits.py`); a limit that passes while a server works on a busy
-machine says so, and names that setting.
+given nothing, and the message says it is not answering, however busy the machine. What the limit counts is then the
+server's own time: a server that ran on a CPU all along (computing, or looping for ever) ends at the limit's worth of
+its CPU time, and the message says it was computing, not that the machine is busy. Which it was is judged from the
+server's processes alone, never from the host's (whose own thread runs the judging).
+`LABKIT_TIME_SCALE` scales every limit (`labkit/_time_limits.py`); a limit that was moved on as far as it goes while
+a server waited for a CPU says so, and names the setting with the value the measured waiting calls for.
 """
 
 from __future__ import annotations
@@ -48,10 +50,13 @@ ran on one: as many programs at a time as that ratio were ahead of it on its CPU
 _READS_WAITING = os.path.exists("/proc/self/schedstat")
 """Whether the system says how long a thread waited for a CPU (Linux); where not (macOS), the load average tells how
 busy the machine is."""
+_COMPUTING = 0.9
+"""A server computed all along when it worked in at least this share of the time it was watched: never blocked in a
+read, a sleep or a lock for longer than a look."""
 _FIRST_LOOK_S = 1.0
 """When the processes already running are first looked at: a call that ends before costs one read of /proc/self."""
 
-Cause = Literal["hung", "busy", ""]
+Cause = Literal["hung", "computing", "busy", ""]
 Tree = int | tuple[int, ...] | None
 """Whose processes a limit watches: a process and its descendants (a pid), several (none: a server on another
 machine, with no process here), or None for all the host's."""
@@ -158,6 +163,8 @@ class _Work:
         self.credit = 0.0
         self.worked = _Stretch()
         """The servers' running and waiting, summed over the stretches in which they worked."""
+        self.watched = self.working_for = 0.0
+        """Seconds the servers were looked at since the first look, and how many of them they worked in."""
         self.processes = 0
         """How many of the host's server processes were alive at the last look (none: nothing to tell from)."""
         self.threads: dict[str, tuple[float, float]] | None = None
@@ -184,7 +191,10 @@ class _Work:
         host_did = (
             _Stretch.between(before, {"host": host}, span) if host is not None and "host" in before else _Stretch()
         )
+        if not first:
+            self.watched += span
         if servers_did.working(span):
+            self.working_for += span if not first else 0.0
             self.worked_at = now
             self.worked = _Stretch(self.worked.ran + servers_did.ran, self.worked.waited + servers_did.waited)
         # With no process of its own to look at (a remote server), the host's waiting is all there is to count.
@@ -196,6 +206,10 @@ class _Work:
         self.threads = threads | ({"host": host} if host is not None else {})
         self.last, self.processes = now, len(servers)
 
+    def computed_all_along(self) -> bool:
+        """Whether the servers worked (ran or waited for a CPU) in nearly every stretch they were watched."""
+        return self.watched > 0 and self.working_for >= _COMPUTING * self.watched
+
     def idle_for(self) -> float:
         """Seconds since the servers last worked, when they have processes; 0 when they have none."""
         return time.monotonic() - self.worked_at if self.processes else 0.0
@@ -204,13 +218,18 @@ class _Work:
 @dataclass(frozen=True)
 class _Verdict:
     """Why a limit passed, judged once when it passed: `cause` is "hung" when the servers' processes are alive but
-    neither ran nor waited for a CPU at the end of the wait, "busy" when, while they worked, they waited for a CPU
-    `_BUSY_WAITING` or more for every second they ran, else ""; `waiting` is that ratio, `idle` how long they had
-    not worked."""
+    neither ran nor waited for a CPU at the end of the wait; "computing" when they worked all along (they ran, or
+    were ready to run, the whole wait: their own CPU time is what the limit counted); "busy" when, working part of
+    the time, they waited for a CPU `_BUSY_WAITING` or more for every second they ran; else "".
+    `waiting` is that ratio, `idle` how long they had not worked, `ran` and `waited` their seconds on a CPU and
+    waiting for one, `moved_to_the_end` whether the limit could move no further."""
 
     cause: Cause
     waiting: float
     idle: float
+    ran: float = 0.0
+    waited: float = 0.0
+    moved_to_the_end: bool = False
 
 
 class _Window:
@@ -229,7 +248,10 @@ class _Window:
         """How far the limit is moved on: the time its processes waited for a CPU while they worked, at most
         `_MOST_TIMES` the limit; as of the last look (every `_CHECK_S`), or of a look `now`."""
         self.work.look(every=0.0 if now else _CHECK_S)
-        return min(self.work.credit, (_MOST_TIMES - 1) * self.limit)
+        return min(self.work.credit, self._furthest())
+
+    def _furthest(self) -> float:
+        return (_MOST_TIMES - 1) * self.limit
 
     def waited(self) -> float:
         """How long the window has lasted so far."""
@@ -249,8 +271,17 @@ class _Window:
             else:
                 load, cpus = machine_load()
                 waiting = max(0.0, load - cpus) / cpus
-            cause: Cause = "hung" if idle >= _CHECK_S else "busy" if waiting >= _BUSY_WAITING else ""
-            self._verdict = _Verdict(cause, waiting, idle)
+            moved_to_the_end = self.work.credit >= self._furthest()
+            cause: Cause = (
+                "hung"
+                if idle >= _CHECK_S
+                else "computing"
+                if self.work.computed_all_along()
+                else "busy"
+                if waiting >= _BUSY_WAITING
+                else ""
+            )
+            self._verdict = _Verdict(cause, waiting, idle, worked.ran, worked.waited, moved_to_the_end)
         return self._verdict
 
     def busy_note(self) -> str:
@@ -265,10 +296,27 @@ class _Window:
                 "of the wait, so it is waiting for something (a read, a sleep, a lock), not working slowly; more "
                 "time ({env}) would not help."
             ).format(idle=max(verdict.idle, 1.0), env=TIME_SCALE_ENV)
+        scale = time_scale()
+        # The furthest limit is `_MOST_TIMES` the limit; at the share of a CPU the server had (1 s on it for every
+        # 1 + waiting s), the limit's worth of CPU time needs 1 + waiting times the limit: the scale that covers it.
+        suggested = max(math.ceil(scale * (1 + verdict.waiting) / _MOST_TIMES), math.floor(scale) + 1)
+        more_time = (
+            _(
+                " On this busy machine it waited {times:.1f} s for a CPU for every second it ran, and the limit moves "
+                "on no further than {most} times itself: {env}={n} would give it the limit's worth of CPU time."
+            ).format(times=verdict.waiting, most=_MOST_TIMES, env=TIME_SCALE_ENV, n=suggested)
+            if verdict.moved_to_the_end
+            else ""
+        )
+        if verdict.cause == "computing":
+            return _(
+                "The server was computing for the whole wait: it ran {ran:.1f} s on a CPU (and waited {waited:.1f} s "
+                "for one, not counted against the limit of {limit:g} s) and never waited for a read, a sleep or a "
+                "lock. A loop that does not end never answers, whatever the limit; work that ends needs a longer "
+                "limit.{more_time}"
+            ).format(ran=verdict.ran, waited=verdict.waited, limit=round(self.limit, 1), more_time=more_time)
         if verdict.cause != "busy":
             return ""
-        scale = time_scale()
-        suggested = math.ceil(scale * max(2.0, 1 + verdict.waiting))
         return _(
             "The machine is busy ({waiting:.1f} programs at a time waited for each CPU the lab may use): the limit "
             "of {limit:g} s ({env}={scale:g}) passed while programs waited for a CPU. Set {env}={suggested} to give "
