@@ -27,6 +27,7 @@ import anyio  # noqa: E402
 from anyio.abc import TaskStatus  # noqa: E402
 
 from ._i18n import N_, _  # noqa: E402
+from ._time_limits import time_scale  # noqa: E402
 from .host import ENV_VAR, ERAS, ServerStartError, select_model  # noqa: E402
 from .host._writable import data_folder, unwritable  # noqa: E402
 from .lessons import SCENARIO_NAMES, run_scenario  # noqa: E402
@@ -64,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     try:
         options.api = _api_for_the_model(options.api)
+        time_scale()  # read by every limit, deep in the run: a value it cannot use is named here, once
     except ValueError as error:
         parser.error(str(error))
     if (stuck := unwritable(data_folder())) is not None:
@@ -79,6 +81,16 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(warning.format(out=options.out, stuck=stuck), file=sys.stderr)
         options.out = None
+    if options.out is not None and not options.json:
+        try:
+            options.out.mkdir(parents=True, exist_ok=True)
+        except OSError as error:  # e.g. under /proc, or on a full disk: found now, not after the run
+            warning = _(
+                "labkit: {out} cannot be created ({cause}): the tables are printed, the diagram is not saved; name "
+                "another folder with --out"
+            )
+            print(warning.format(out=options.out, cause=error.strerror or error), file=sys.stderr)
+            options.out = None
     try:
         return anyio.run(_run_until_signalled, options)
     except Exception as error:

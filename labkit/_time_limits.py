@@ -7,6 +7,7 @@ get their seconds). Nothing else reads the variable.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 
@@ -14,25 +15,32 @@ if not __package__:  # run as a script (`python3 labkit/_time_limits.py 45`, by 
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from labkit.errors import ConfigError
 
-__all__ = ["TIME_SCALE_ENV", "machine_load", "scaled", "time_scale"]
+__all__ = ["SCALES", "TIME_SCALE_ENV", "machine_load", "scaled", "time_scale"]
 
 TIME_SCALE_ENV = "LABKIT_TIME_SCALE"
 """A number (default 1) multiplying every time limit: 2 on a classroom VM shared by many, 4 on a Binder CPU share."""
 
 
+SCALES = (0.1, 100.0)
+"""The factors `LABKIT_TIME_SCALE` may name: below, a limit is shorter than a server's start on any machine; above, a
+hung call would be waited for over half an hour (and the furthest a limit moves, ten times that), as good as never."""
+
+
 def time_scale() -> float:
     """The factor `LABKIT_TIME_SCALE` names (notebook 05); 1 when unset, and a clear error when it is not a number
-    above 0."""
+    within `SCALES`."""
     text = os.environ.get(TIME_SCALE_ENV, "").strip()
     if not text:
         return 1.0
     try:
         scale = float(text)
     except ValueError:
-        scale = 0.0
-    if not scale > 0 or scale == float("inf"):
+        scale = math.nan
+    least, most = SCALES
+    if not least <= scale <= most:
         raise ConfigError(
-            f"{TIME_SCALE_ENV}={text!r}: give a number above 0, e.g. {TIME_SCALE_ENV}=3 on a busy machine"
+            f"{TIME_SCALE_ENV}={text!r}: give a number from {least:g} to {most:g}, e.g. {TIME_SCALE_ENV}=3 on a "
+            "busy machine"
         )
     return scale
 

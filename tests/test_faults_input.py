@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import anyio
@@ -9,10 +12,11 @@ import psutil
 import pytest
 
 from labkit.__main__ import main
+from labkit._time_limits import SCALES, TIME_SCALE_ENV
 from labkit.host import GatePolicy, Host, ServerSpec, scripted_form
 from labkit.lessons import run_scenario
 from labkit.processes._warm import warm_python_pid
-from labkit.trace import Trace
+from labkit.trace import Kind, Trace
 
 LIMIT = 90
 
@@ -30,6 +34,31 @@ def test_the_cli_refuses_an_out_that_is_a_file(tmp_path: Path, capsys: pytest.Ca
     with pytest.raises(SystemExit) as exited:
         main(["run", "canonical", "--out", str(taken)])
     assert exited.value.code == 2 and f"--out {taken} is a file" in capsys.readouterr().err
+
+
+def _cli(*arguments: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`python -m labkit ARGUMENTS` as a teacher runs it, with `env` added to the environment."""
+    return subprocess.run(
+        [sys.executable, "-m", "labkit", *arguments], capture_output=True, text=True, env=os.environ | env, timeout=600
+    )
+
+
+@pytest.mark.parametrize("scale", ["fast", "0", "-1", "3x", "nan", "1e9", str(SCALES[1] * 2), str(SCALES[0] / 2)])
+def test_a_time_scale_the_lab_cannot_use_is_one_message_before_any_server_starts(scale: str) -> None:
+    """A typo, or a factor so large that a hung call would be waited for as good as for ever: one line naming the
+    setting and the range, not a traceback from deep in the run."""
+    run = _cli("run", "canonical", **{TIME_SCALE_ENV: scale})
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert f"{TIME_SCALE_ENV}={scale!r}" in run.stderr and f"from {SCALES[0]:g} to {SCALES[1]:g}" in run.stderr
+    assert not run.stdout
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="no /proc, where no folder can be created")
+def test_an_out_folder_that_cannot_be_created_is_named_up_front_and_the_tables_are_still_printed() -> None:
+    run = _cli("run", "canonical", "--out", "/proc/no-such-folder")
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    assert run.stderr.splitlines()[0].startswith("labkit: /proc/no-such-folder cannot be created"), run.stderr
+    assert Kind.HOST_DELIVER in run.stdout
 
 
 def test_the_cli_speaks_the_api_of_the_model_labkit_model_picks(monkeypatch: pytest.MonkeyPatch) -> None:
