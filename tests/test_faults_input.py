@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
 import psutil
@@ -111,3 +112,15 @@ async def test_the_cli_prints_why_each_server_the_host_went_on_without_could_not
             pass
     (why,) = _set_aside(trace)
     assert why == str(host.unavailable["untrusted.missing"]) and "No module named servers.untrusted.missing" in why
+
+
+@pytest.mark.parametrize("arguments", [["service", "payments"], '{"service": "payments"}', ("service",)])
+async def test_call_arguments_that_are_not_a_mapping_are_named_with_the_form_to_use(arguments: Any) -> None:
+    """A list, or the JSON text of the arguments: the message names what was given and the form to give, not the
+    `dict()` error it would otherwise end in."""
+    with anyio.fail_after(LIMIT):
+        async with Host(Trace(), [ServerSpec("logs")], policy=GatePolicy(approve_all=True)) as host:
+            with pytest.raises(TypeError, match=f"not a {type(arguments).__name__}") as refused:
+                await host.call("query_errors", arguments)
+    assert "dict of names to values" in str(refused.value)
+    assert ("json.loads" in str(refused.value)) == isinstance(arguments, str)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -217,8 +217,15 @@ class Host:
             if self.connector.events is not None:
                 self.connector.events.remove()
 
-    async def call(self, tool: str, arguments: dict[str, Any] | None = None) -> ToolResult:
+    async def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
         """One call, carried like a model's: gate, guards, the server, the result as data (notebook 02)."""
+        if arguments is not None and not isinstance(arguments, Mapping):
+            given = type(arguments).__name__
+            hint = " (JSON text: pass json.loads(text))" if isinstance(arguments, str | bytes) else ""
+            raise TypeError(
+                f"host.call({tool!r}, arguments): arguments are a dict of names to values, such as "
+                f"{{'service': 'payments'}}, not a {given}{hint}"
+            )
         self._calls += 1
         await self.pool.refresh_changed()
         return await self.router.execute(ToolCall(f"host-call-{self._calls}", tool, dict(arguments or {})))
