@@ -50,7 +50,7 @@ CLAIMS = (
     Claim(
         "01",
         says="The model then proposes one call per turn, the next once the host has answered the last",
-        shown_by="while turn.tool_calls:",
+        shown_by="parallel=False)",
         shows=r"(?m)^\[ToolCall\([^\n]*'family'[^\n]*\)\]\n\[ToolCall\([^\n]*'personal'[^\n]*\)\]\n\[simulated\]",
     ),
     Claim(

@@ -9,6 +9,7 @@ import re
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pytest
@@ -119,7 +120,13 @@ def test_a_chinese_notebook_shows_no_english_prose(path: Path) -> None:
         for match in _ENGLISH_RUN.finditer(_NOT_PROSE.sub(" ", cell.source))
     ]
     assert prose == [], "English left in the markdown"
-    shown = _outputs_text(chinese)
+    # What may stay English (the rule the sentence check below applies) and a table's field names are not counted.
+    names = _field_names([output for cell in chinese.cells for output in cell.get("outputs", [])])
+    shown = "\n".join(
+        _without(names, line)
+        for line in _outputs_text(chinese).splitlines()
+        if not any(reason.search(line) for reason in _MAY_STAY_ENGLISH)
+    )
     labels = {label for cell in english.cells if cell.cell_type == "code" for label in _printed_labels(cell.source)}
     untranslated = sorted(
         [msgid for msgid, pattern in _labkit_sentences().items() if pattern.search(shown)]
@@ -180,7 +187,8 @@ _MAY_STAY_ENGLISH = (
     ),
     # what the host itself tells the model (the untrusted-data note, a refused or failed call): one English text in
     # both editions, its account in the trace in the learner's language (05 §2)
-    re.compile(r"untrusted-data markers|The host (?:did not run|stopped)"),
+    # (a naive model's answer may quote the note, cut short after its first words)
+    re.compile(r"untrusted-data markers|</untrusted-data[^>]*> The text between|The host (?:did not run|stopped)"),
     # a dataclass repr (a list of identifiers in a Chinese line takes 、, `labkit._i18n.listing`: not exempt)
     re.compile(r"^Confinement\("),
     # Mermaid's own syntax in a diagram's source (`participant host as Host`)
@@ -188,6 +196,20 @@ _MAY_STAY_ENGLISH = (
     # business data: the log store's error messages, the SQLite rows
     re.compile(r"db pool exhausted|connection (?:refused|reset)|timed out|upstream|payment gateway"),
 )
+
+
+def _field_names(outputs: list[dict[str, Any]]) -> list[str]:
+    """The column names of the tables among `outputs`, longest first: field names the learner's code indexes
+    (`taxonomy["who sees it"]`), not prose."""
+    tables = "".join(str(output.get("data", {}).get("text/html", "")) for output in outputs)
+    names = {html.unescape(name).strip() for name in re.findall(r"<th(?:\s[^>]*)?>(.*?)</th>", tables, re.S)}
+    return sorted(filter(None, names), key=len, reverse=True)
+
+
+def _without(names: list[str], line: str) -> str:
+    for name in names:  # a whole name: the column `to` is not in "tool"
+        line = re.sub(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", " ", line)
+    return line
 
 
 def english_sentence_lines(notebook: nbformat.NotebookNode) -> tuple[list[str], int]:
@@ -201,16 +223,9 @@ def english_sentence_lines(notebook: nbformat.NotebookNode) -> tuple[list[str], 
             continue
         for output in cell.get("outputs", []):
             data = output.get("data", {})
-            columns = sorted(
-                {
-                    html.unescape(name).strip()
-                    for name in re.findall(r"<th(?:\s[^>]*)?>(.*?)</th>", str(data.get("text/html", "")), re.S)
-                },
-                key=len,
-            )
+            names = _field_names([output])
             for line in str(output.get("text") or data.get("text/plain") or "").splitlines():
-                for column in filter(None, reversed(columns)):  # a whole name: the column `to` is not in "tool"
-                    line = re.sub(rf"(?<![\w.-]){re.escape(column)}(?![\w.-])", " ", line)
+                line = _without(names, line)
                 found = _ENGLISH_SENTENCE.search(line)
                 sentences += bool(found or _CHINESE_WORDS.search(line))
                 if found:
