@@ -1,5 +1,5 @@
 """How a notebook shows the lab's errors: a `LabError` by its message (in exception groups too), an interrupt as one
-line naming what it ended."""
+line naming what it ended, and an interrupt that ends an awaiting cell at once."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ __all__ = ["interrupted", "show_errors_plainly"]
 _HOOKED: set[int] = set()
 _LINES: dict[int, str] = {}
 """What an interrupt of the cell with that execution count ended, in one line (the first thing it ended)."""
+_LOOK_S = 0.2
+"""How often the kernel's event loop wakes while a cell awaits: the longest an interrupt waits to land."""
 _WHOLE = "Verbose"
 """IPython's exception mode (`%xmode`) in which a `LabError` is shown with its whole traceback."""
 
@@ -41,7 +43,28 @@ def show_errors_plainly() -> Any:
         return shell
     _HOOKED.add(id(shell))
     shell.set_custom_exc((asyncio.CancelledError, KeyboardInterrupt, LabError, BaseExceptionGroup), _shown)
+    _interrupts_land()
     return shell
+
+
+def _interrupts_land() -> None:
+    """Wake the kernel's event loop every `_LOOK_S` while it runs.
+
+    ipykernel 7 turns an interrupt into cancelling the awaiting cell from its shell thread, without waking the loop
+    the cell runs on: the cancel lands only when something else wakes that loop. A cell awaiting a server that never
+    answers (the SDK's own `Client` has no limit) had nothing else, and two interrupts left it running; a wake-up
+    every `_LOOK_S` lands the cancel within that.
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # IPython without a running loop (a terminal): its Ctrl-C is a KeyboardInterrupt
+        return
+
+    def look_again() -> None:
+        if not loop.is_closed():
+            loop.call_later(_LOOK_S, look_again)
+
+    look_again()
 
 
 def interrupted(line: str) -> None:

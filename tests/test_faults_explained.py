@@ -397,9 +397,52 @@ async with Host(Trace(), [ServerSpec("faulty")], policy=GatePolicy(auto_approve=
 """
 
 
-def _cell_outputs(code: str, interrupt_after: str | None = None) -> list[dict[str, Any]]:
+_A_BARE_CLIENT_CALL = """
+import os, sys, psutil
+from mcp import Client
+from labkit import ServerSpec, Trace, stdio_transport
+SERVER = '''
+import time
+from mcp.server.mcpserver import MCPServer
+mcp = MCPServer("stuck")
+
+@mcp.tool()
+def never() -> str:
+    while True:
+        time.sleep(1)
+
+mcp.run()
+'''
+stuck = ServerSpec("stuck", command=sys.executable, args=["-c", SERVER])
+async with Client(stdio_transport(stuck, Trace())) as client:
+    print("calling", flush=True)
+    await client.call_tool("never", {})
+"""
+_LEFT_BEHIND = """
+def _session(process):
+    try:
+        return os.getsid(process.pid)
+    except OSError:
+        return None
+ours = [p for p in psutil.process_iter(["cmdline"]) if _session(p) == os.getsid(0)]
+print([p.pid for p in ours if "stuck" in str(p.info["cmdline"])])
+"""
+
+
+def test_an_interrupt_ends_a_bare_sdk_client_call_that_never_returns_in_one_line_with_nothing_left() -> None:
+    """Notebook 08's first client (the SDK's `Client` over `stdio_transport`) has no limit: only an interrupt ends a
+    call that never returns. ipykernel cancels the cell without waking the loop it awaits on, so before, the cancel
+    never landed and two interrupts left the cell running."""
+    outputs = _cell_outputs(_A_BARE_CLIENT_CALL, interrupt_after="calling", after=_LEFT_BEHIND)
+    [error] = [o for o in outputs if o["type"] == "error"]
+    [shown] = error["traceback"]
+    assert "Interrupted" in shown and "stuck" in shown, shown
+    assert outputs[-1] == {"type": "after", "text": "[]\n"}, outputs[-1]
+
+
+def _cell_outputs(code: str, interrupt_after: str | None = None, after: str | None = None) -> list[dict[str, Any]]:
     """Run `code` in a fresh lab kernel and return its outputs (interrupting the kernel once `interrupt_after` is
-    printed); the kernel still answers afterwards."""
+    printed); the kernel still answers afterwards, and what `after` prints there is the last output."""
     manager, client = start_new_kernel(kernel_name="python3", cwd=str(REPO_ROOT / "notebooks"))
     outputs: list[dict[str, Any]] = []
 
@@ -412,6 +455,8 @@ def _cell_outputs(code: str, interrupt_after: str | None = None) -> list[dict[st
     try:
         run_cell(manager, client, code, kept)
         assert printed(manager, client, "print(1 + 1)") == "2\n"
+        if after is not None:
+            outputs.append({"type": "after", "text": printed(manager, client, after)})
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)

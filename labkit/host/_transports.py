@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,6 +16,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED
 
+from .._i18n import _
+from .._notebook_errors import interrupted
 from ..processes import ServerEnd, ServerProcess, ServerSpec, direct_to_loopback, stdio_params
 from ..trace import TappedTransport, Trace
 from ._http_record import HttpRecorder
@@ -68,7 +71,17 @@ async def _explained(
             with naming_stray_lines(trace, spec.name):
                 params = stdio_params(spec, process=process)
                 async with stdio_client(params, errlog=cast(TextIO, process.errlog)) as streams:
-                    yield streams
+                    try:
+                        yield streams
+                    except asyncio.CancelledError:
+                        # In a notebook, an interrupt: said in one line (unless what it ended said so first).
+                        interrupted(
+                            _(
+                                "Interrupted while the session with the {server} server was open: the session was "
+                                "closed and the server stopped. Run the cell again to start over."
+                            ).format(server=spec.name)
+                        )
+                        raise
         except Exception as error:
             end = process.end() if _connection_closed(error) else None
             if end is not None and on_end is not None:

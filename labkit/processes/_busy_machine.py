@@ -219,7 +219,8 @@ class _Work:
 class _Verdict:
     """Why a limit passed, judged once when it passed: `cause` is "hung" when the servers' processes are alive but
     neither ran nor waited for a CPU at the end of the wait; "computing" when they worked all along (they ran, or
-    were ready to run, the whole wait: their own CPU time is what the limit counted); "busy" when, working part of
+    were ready to run, the whole wait: their own CPU time is what the limit counted) and ran `_WORKING` of the limit
+    or more; "busy" when, working part of
     the time, they waited for a CPU `_BUSY_WAITING` or more for every second they ran; else "".
     `waiting` is that ratio, `idle` how long they had not worked, `ran` and `waited` their seconds on a CPU and
     waiting for one, `moved_to_the_end` whether the limit could move no further."""
@@ -276,7 +277,8 @@ class _Window:
                 "hung"
                 if idle >= _CHECK_S
                 else "computing"
-                if self.work.computed_all_along()
+                # Seen running, not only waiting: a start kept from a crowded CPU all along computed nothing yet.
+                if self.work.computed_all_along() and worked.ran >= _WORKING * self.limit
                 else "busy"
                 if waiting >= _BUSY_WAITING
                 else ""
