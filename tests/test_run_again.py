@@ -16,6 +16,7 @@ import pytest
 from jupyter_client.manager import start_new_kernel
 
 from labkit.host import REPO_ROOT, SCRIPTED_USER_ENV
+from labkit.host._waiting import FORM_ANSWERED
 
 FORM_CELL = """
 from labkit.host import widget_form
@@ -220,7 +221,9 @@ def test_a_form_answered_by_a_click_leaves_its_answer_in_the_saved_notebook(kern
     assert "drawn here while this cell runs" in kernel.stored_text(form), "a waiting form says where it is"
     kernel.click(kernel.button(form, "Submit"))
     kernel.until(lambda: kernel.finished(form), "ran the form cell to its end")
-    assert kernel.stored_text(form) == "[form: Where should the chart go? → submitted: {'space': 'personal'}]"
+    assert kernel.stored_text(form) == FORM_ANSWERED.format(
+        subject="Where should the chart go?", line="submitted: {'space': 'personal'}"
+    )
 
 
 def test_a_form_the_scripted_user_answers_names_the_answer_in_the_stored_output(tmp_path, monkeypatch) -> None:
@@ -242,11 +245,14 @@ def test_a_form_the_scripted_user_answers_names_the_answer_in_the_stored_output(
     notebooks_tool.strip(notebook)  # as the lessons are stored
     [form, printed] = notebook.cells[0].outputs
     assert form.data == {
-        "text/plain": "[form: Where should the chart go? → answered by the scripted user (CI): {'space': 'team'}]"
+        "text/plain": FORM_ANSWERED.format(
+            subject="Where should the chart go?", line="answered by the scripted user (CI): {'space': 'team'}"
+        )
     }
     assert printed.text == "answer: {'space': 'team'}\n"
     [approval, said] = notebook.cells[1].outputs
     assert approval.data["text/plain"].startswith(
-        "[form: Approve this call? render_error_trend on charts → answered by the scripted user (CI): approved ("
+        FORM_ANSWERED.split("{line}")[0].format(subject="Approve this call? render_error_trend on charts")
+        + "answered by the scripted user (CI): approved ("
     )
     assert said.text == "approved: True\n"

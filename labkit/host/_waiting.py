@@ -24,9 +24,14 @@ FORM_FALLBACK = N_(
 """What a saved notebook shows where a form was still waiting (tools/notebooks.py writes it in place of a widget
 that has no text of its own)."""
 
-FORM_ANSWERED = N_("[form: {subject} → {line}]")
+FORM_ANSWERED = N_(
+    "[form: {subject} → {line}. Reopened the notebook while a form waited and see none? Run → Run All Cells asks "
+    "again.]"
+)
 """What a saved notebook shows where a form was answered: what it asked and its last word, the scripted user's answer
-under CI (a form's view is dead in a stored notebook, so its answer must be in the text)."""
+under CI (a form's view is dead in a stored notebook, so its answer must be in the text); and, like the waiting
+text, the way back to a form for a learner who reopens the notebook while its kernel still waits (an unsaved notebook
+opens with its committed lines)."""
 
 _WAITING = "labkit-waiting"
 """The executions (IPython's execution count) in which an interrupt stopped a waiting form."""

@@ -41,7 +41,7 @@ def page_scripts(count: int) -> list[dict[str, Any]]:
     """`count` forms' keys and page scripts, made by labkit's own WaitingForm in the lab's Python."""
     code = (
         "import json, ipywidgets as w\nfrom labkit.host._waiting import WaitingForm\n"
-        f"forms = [WaitingForm(w.VBox(), w.HTML(), ()) for _ in range({count})]\n"
+        f"forms = [WaitingForm(w.VBox(), w.HTML(), (), subject='q') for _ in range({count})]\n"
         "print(json.dumps([{'key': f.key, 'script': f.page_script()} for f in forms]))"
     )
     made = subprocess.run([str(LAB_PYTHON), "-c", code], capture_output=True, text=True, check=True)
